@@ -1,0 +1,6 @@
+"""`python -m compiler` is the `blueprint` command."""
+
+from .cli.main import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Where every key and value of a TOML document is: a key path → span index.
+
+tomllib gives values without positions and tomlkit keeps none either, so we scan the text
+ourselves. The scanner runs only over text that tomllib has already accepted, so it needs no
+error recovery: it tracks table headers, keys and the extent of each value, nothing more.
+
+Paths are the tuples jsonschema reports in `error.absolute_path`: table keys as strings
+(quoted keys decoded), array positions as integers, array-of-tables elements numbered in
+document order. For every path we keep up to three spans, as offsets:
+
+- `key`: the key token that names it (for a dotted key or header, its own segment), taken
+  from its first appearance;
+- `value`: the value text of a `key = value` pair (or of an array element);
+- `header`: the whole `[table]` / `[[array]]` header that opens it.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..diagnostics import KeyPath, Span
+from .source import LineIndex
+
+_WS = re.compile(r"[ \t]*")
+_WS_NL = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*+")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC = re.compile(r'"(?:[^"\\\n]+|\\.)*+"')
+_LITERAL = re.compile(r"'[^'\n]*'")
+_ML_BASIC = re.compile(r'"""(?:[^"\\]+|\\.|"(?!""))*+"{3,5}', re.S)
+_ML_LITERAL = re.compile(r"'''(?:[^']+|'(?!''))*+'{3,5}")
+_SCALAR = re.compile(r"[0-9A-Za-z_+\-.:]+")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SPACED_TIME = re.compile(r" \d{2}:[0-9A-Za-z_+\-.:]*")
+
+
+@dataclass
+class Entry:
+    """Offsets (start, end) of what names and holds one path."""
+
+    key: tuple[int, int] | None = None
+    value: tuple[int, int] | None = None
+    header: tuple[int, int] | None = None
+
+
+class PositionIndex:
+    """Key path → `Entry`, plus conversion of its offsets to `Span`s."""
+
+    def __init__(self, text: str, lines: LineIndex | None = None) -> None:
+        self._lines = lines or LineIndex(text)
+        self.entries: dict[KeyPath, Entry] = {}
+        scanner = _Scanner(text, self.entries)
+        #: The table the text ends in (where a following `key = value` would land).
+        self.last_table: KeyPath = scanner.scan()
+        self._aot_last = scanner.aot_last
+
+    def resolve_line(self, line: str) -> tuple[KeyPath, int, int, bool] | None:
+        """What a `[header]` or `key = value` line appended to this text would define.
+
+        Returns (path, start, end, is_header) with the key's column range within `line`,
+        or None when the line holds neither. Used to explain duplicate-key errors.
+        """
+        scanner = _Scanner(line, {})
+        scanner.aot_last = dict(self._aot_last)
+        i = scanner.skip_ws(0)
+        if i >= len(line) or line[i] in "#\r\n":
+            return None
+        try:
+            if line[i] == "[":
+                if line.startswith("[[", i):
+                    return None  # a new array element never duplicates
+                segments, _ = scanner.read_key(i + 1)
+                path = scanner.resolve(segments, is_array=False)
+                return path, segments[-1][1], segments[-1][2], True
+            segments, _ = scanner.read_key(i)
+        except (IndexError, AttributeError):
+            return None
+        path = self.last_table + tuple(name for name, _, _ in segments)
+        return path, segments[0][1], segments[-1][2], False
+
+    def __contains__(self, path: KeyPath) -> bool:
+        return tuple(path) in self.entries
+
+    def get(self, path: KeyPath) -> Entry | None:
+        return self.entries.get(tuple(path))
+
+    def paths(self) -> Iterator[KeyPath]:
+        return iter(self.entries)
+
+    def key_span(self, path: KeyPath) -> Span | None:
+        entry = self.entries.get(tuple(path))
+        return self._span(entry.key) if entry and entry.key else None
+
+    def value_span(self, path: KeyPath) -> Span | None:
+        entry = self.entries.get(tuple(path))
+        return self._span(entry.value) if entry and entry.value else None
+
+    def header_span(self, path: KeyPath) -> Span | None:
+        entry = self.entries.get(tuple(path))
+        return self._span(entry.header) if entry and entry.header else None
+
+    def locate(self, path: KeyPath, prefer: str = "value") -> tuple[Span | None, KeyPath]:
+        """The best span for a finding about `path`, and the path it was found at.
+
+        `prefer="value"` anchors on the value (type, enum and range findings), `"key"` on the
+        key that names the path (unknown keys, references to it). A path that is not in the
+        document (a missing key, a default) falls back to its nearest ancestor's key.
+        """
+        path = tuple(path)
+        order = ("value", "key", "header") if prefer == "value" else ("key", "header", "value")
+        probe = path
+        while True:
+            entry = self.entries.get(probe)
+            if entry is not None:
+                for kind in order if probe == path else ("key", "header", "value"):
+                    offsets = getattr(entry, kind)
+                    if offsets is not None:
+                        return self._span(offsets), probe
+            if not probe:
+                return None, ()
+            probe = probe[:-1]
+
+    def _span(self, offsets: tuple[int, int]) -> Span:
+        return self._lines.span(*offsets)
+
+
+class _Scanner:
+    """One pass over accepted TOML text, filling `entries`."""
+
+    def __init__(self, text: str, entries: dict[KeyPath, Entry]) -> None:
+        self.text = text
+        self.entries = entries
+        #: resolved path of an array of tables → index of its latest element
+        self.aot_last: dict[KeyPath, int] = {}
+
+    # -- recording -------------------------------------------------------------------------
+
+    def _entry(self, path: KeyPath) -> Entry:
+        entry = self.entries.get(path)
+        if entry is None:
+            entry = self.entries[path] = Entry()
+        return entry
+
+    def _key(self, path: KeyPath, start: int, end: int) -> None:
+        entry = self._entry(path)
+        if entry.key is None:
+            entry.key = (start, end)
+
+    # -- lexing ----------------------------------------------------------------------------
+
+    def skip_ws(self, i: int) -> int:
+        return _WS.match(self.text, i).end()
+
+    def skip_ws_nl(self, i: int) -> int:
+        return _WS_NL.match(self.text, i).end()
+
+    def read_key(self, i: int) -> tuple[list[tuple[str, int, int]], int]:
+        """A (possibly dotted) key at `i`: its segments with their offsets, and the end."""
+        text = self.text
+        segments: list[tuple[str, int, int]] = []
+        while True:
+            i = self.skip_ws(i)
+            c = text[i]
+            if c == '"':
+                end = _BASIC.match(text, i).end()
+                name = _decode_quoted_key(text[i:end])
+            elif c == "'":
+                end = _LITERAL.match(text, i).end()
+                name = text[i + 1 : end - 1]
+            else:
+                end = _BARE_KEY.match(text, i).end()
+                name = text[i:end]
+            segments.append((name, i, end))
+            i = self.skip_ws(end)
+            if i < len(text) and text[i] == ".":
+                i += 1
+                continue
+            return segments, i
+
+    # -- structure -------------------------------------------------------------------------
+
+    def scan(self) -> KeyPath:
+        text = self.text
+        n = len(text)
+        table: KeyPath = ()
+        i = self.skip_ws_nl(0)
+        while i < n:
+            if text[i] == "[":
+                table, i = self.read_header(i)
+            else:
+                i = self.read_pair(i, table)
+            i = self.skip_ws_nl(i)
+        return table
+
+    def read_header(self, start: int) -> tuple[KeyPath, int]:
+        text = self.text
+        is_array = text.startswith("[[", start)
+        segments, i = self.read_key(start + (2 if is_array else 1))
+        i += 2 if is_array else 1  # the closing bracket(s); whitespace was skipped by read_key
+        resolved = self.resolve(segments, is_array, header=(start, i))
+        entry = self._entry(resolved)
+        if entry.header is None:
+            entry.header = (start, i)
+        return resolved, i
+
+    def resolve(
+        self,
+        segments: list[tuple[str, int, int]],
+        is_array: bool,
+        header: tuple[int, int] | None = None,
+    ) -> KeyPath:
+        """The path a header names, numbering array-of-tables elements (recording keys)."""
+        resolved: KeyPath = ()
+        last = len(segments) - 1
+        for pos, (name, s, e) in enumerate(segments):
+            resolved = resolved + (name,)
+            self._key(resolved, s, e)
+            if pos == last and is_array:
+                entry = self._entry(resolved)
+                if entry.header is None:
+                    entry.header = header
+                index = self.aot_last.get(resolved, -1) + 1
+                self.aot_last[resolved] = index
+                resolved = resolved + (index,)
+                self._key(resolved, s, e)
+            elif resolved in self.aot_last:
+                resolved = resolved + (self.aot_last[resolved],)
+        return resolved
+
+    def read_pair(self, i: int, table: KeyPath) -> int:
+        segments, i = self.read_key(i)
+        path = table
+        for name, s, e in segments:
+            path = path + (name,)
+            self._key(path, s, e)
+        i = self.skip_ws(i + 1)  # past '='
+        return self.read_value(i, path)
+
+    def read_value(self, i: int, path: KeyPath) -> int:
+        text = self.text
+        c = text[i]
+        if c == '"':
+            pattern = _ML_BASIC if text.startswith('"""', i) else _BASIC
+            end = pattern.match(text, i).end()
+        elif c == "'":
+            pattern = _ML_LITERAL if text.startswith("'''", i) else _LITERAL
+            end = pattern.match(text, i).end()
+        elif c == "{":
+            end = self.read_inline_table(i, path)
+        elif c == "[":
+            end = self.read_array(i, path)
+        else:
+            end = _SCALAR.match(text, i).end()
+            if _DATE.fullmatch(text, i, end):
+                spaced = _SPACED_TIME.match(text, end)
+                if spaced:
+                    end = spaced.end()
+        self._entry(path).value = (i, end)
+        return end
+
+    def read_inline_table(self, i: int, path: KeyPath) -> int:
+        text = self.text
+        i = self.skip_ws_nl(i + 1)
+        while text[i] != "}":
+            i = self.read_pair(i, path)
+            i = self.skip_ws_nl(i)
+            if text[i] == ",":
+                i = self.skip_ws_nl(i + 1)
+        return i + 1
+
+    def read_array(self, i: int, path: KeyPath) -> int:
+        text = self.text
+        i = self.skip_ws_nl(i + 1)
+        index = 0
+        while text[i] != "]":
+            i = self.read_value(i, path + (index,))
+            index += 1
+            i = self.skip_ws_nl(i)
+            if text[i] == ",":
+                i = self.skip_ws_nl(i + 1)
+        return i + 1
+
+
+def _decode_quoted_key(raw: str) -> str:
+    """Decode a basic-string key by letting tomllib read it; escapes stay its business."""
+    if "\\" not in raw:
+        return raw[1:-1]
+    return next(iter(tomllib.loads(f"{raw} = 0")))

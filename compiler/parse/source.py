@@ -1,0 +1,136 @@
+"""From bytes to text: the first layer, which never fails.
+
+Invalid UTF-8 becomes a positioned diagnostic and the rest of the file is still read (with
+U+FFFD in place of the bad bytes), so a stray byte in a comment does not hide every other
+finding. A BOM is dropped; CRLF line ends are kept (TOML allows them) and every position
+counts lines by `\\n`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic, Span
+
+#: Blueprints are a few dozen kilobytes; anything this large is not one.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A blueprint's text with the display path used in every diagnostic."""
+
+    path: str
+    text: str
+    lines: "LineIndex" = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", LineIndex(self.text))
+
+    def line_text(self, line: int) -> str:
+        """Line `line` (1-based) without its line ending."""
+        return self.lines.line_text(line)
+
+
+class LineIndex:
+    """Offset ↔ (line, column) conversion, both 1-based, columns in code points."""
+
+    __slots__ = ("_text", "_starts")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self._starts = starts
+
+    @property
+    def count(self) -> int:
+        return len(self._starts)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(max(end, start))
+        if end <= start:
+            end_column = column + 1
+        return Span(line, column, end_line, end_column)
+
+    def line_text(self, line: int) -> str:
+        if not 1 <= line <= len(self._starts):
+            return ""
+        start = self._starts[line - 1]
+        end = self._starts[line] - 1 if line < len(self._starts) else len(self._text)
+        return self._text[start:end].rstrip("\r")
+
+    def end_span(self) -> Span:
+        """A one-character span just after the last character of the text."""
+        line = len(self._starts)
+        column = len(self._text) - self._starts[-1] + 1
+        return Span(line, column, line, column + 1)
+
+
+def decode(path: str, data: bytes) -> tuple[SourceFile, list[Diagnostic]]:
+    """Decode `data` as UTF-8, reporting (not raising on) anything that is not."""
+    diagnostics: list[Diagnostic] = []
+    if len(data) > MAX_FILE_BYTES:
+        diagnostics.append(
+            Diagnostic(
+                code="file-too-large",
+                severity="error",
+                message=(
+                    f"file is {len(data):,} bytes; blueprints larger than {MAX_FILE_BYTES:,} bytes "
+                    "are not read"
+                ),
+                file=path,
+                span=Span(1, 1, 1, 2),
+                fix="split the blueprint, or check that this is the file you meant",
+            )
+        )
+        return SourceFile(path, ""), diagnostics
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        diagnostics.append(_encoding_diagnostic(path, data, exc))
+    return SourceFile(path, text), diagnostics
+
+
+def _encoding_diagnostic(path: str, data: bytes, exc: UnicodeDecodeError) -> Diagnostic:
+    bad = exc.start
+    line_start = data.rfind(b"\n", 0, bad) + 1
+    line = data.count(b"\n", 0, bad) + 1
+    column = len(data[line_start:bad].decode("utf-8", errors="replace")) + 1
+    more = _count_bad_sequences(data[exc.end:])
+    tail = f" (and {more} more invalid sequence{'s' if more != 1 else ''} later in the file)" if more else ""
+    return Diagnostic(
+        code="invalid-encoding",
+        severity="error",
+        message=f"byte 0x{data[bad]:02x} is not valid UTF-8{tail}; a blueprint must be UTF-8 text",
+        file=path,
+        span=Span(line, column, line, column + 1),
+        fix="re-save the file as UTF-8",
+    )
+
+
+def _count_bad_sequences(data: bytes) -> int:
+    count = 0
+    while data:
+        try:
+            data.decode("utf-8")
+            return count
+        except UnicodeDecodeError as exc:
+            count += 1
+            data = data[exc.end:]
+    return count

@@ -1,0 +1,145 @@
+"""Text → TOML document, with syntax errors as positioned diagnostics.
+
+The read path uses the standard library's `tomllib` (strict TOML 1.0, the fastest reader we
+have); tomlkit is kept for the commands that write a file back. On Python < 3.14 tomllib
+carries the error position only in its message, so we read it from there.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import Any
+
+from ..diagnostics import Diagnostic, Related, Span, format_key_path
+from .positions import PositionIndex
+from .source import SourceFile
+
+#: Deeper than any blueprint needs; keeps every later recursive walk well inside the stack.
+MAX_DEPTH = 48
+
+_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+_OVERWRITE = re.compile(r"^Cannot (?:overwrite a value|declare .* twice|mutate immutable namespace)")
+
+
+def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """The document, or None and one `toml-syntax` / `nesting-too-deep` diagnostic."""
+    try:
+        document = tomllib.loads(source.text)
+    except tomllib.TOMLDecodeError as exc:
+        return None, [_syntax_diagnostic(source, exc)]
+    except RecursionError:
+        return None, [_too_deep(source, None)]
+    too_deep = _first_too_deep_path(document)
+    if too_deep is not None:
+        return None, [_too_deep(source, too_deep)]
+    return document, []
+
+
+def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diagnostic:
+    raw = str(exc.args[0]) if exc.args else str(exc)
+    line = getattr(exc, "lineno", None)
+    column = getattr(exc, "colno", None)
+    match = _AT.search(raw)
+    if match:
+        raw = raw[: match.start()]
+        if line is None and match.group(1):
+            line, column = int(match.group(1)), int(match.group(2))
+    if line is None:
+        span = source.lines.end_span()
+    else:
+        span = Span(line, column, line, column + 1)
+    message = raw[:1].lower() + raw[1:]
+    fix = None
+    if _OVERWRITE.match(raw) and line is not None:
+        duplicate = _explain_duplicate(source, line)
+        if duplicate is not None:
+            return duplicate
+        message = f"a key or table is defined twice: {message}"
+        fix = "TOML keys and table headers must be unique; merge the two definitions"
+    return Diagnostic(
+        code="toml-syntax",
+        severity="error",
+        message=f"invalid TOML: {message}",
+        file=source.path,
+        span=span,
+        fix=fix,
+    )
+
+
+def _explain_duplicate(source: SourceFile, line: int) -> Diagnostic | None:
+    """Name the duplicated key and point at both definitions, when the line shows it."""
+    text = source.text
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    try:
+        index = PositionIndex(text[:start])
+        found = index.resolve_line(source.line_text(line))
+    except Exception:  # the prefix ends inside a construct the error line continues
+        return None
+    if found is None:
+        return None
+    path, key_start, key_end, is_header = found
+    first, _ = index.locate(path, prefer="key") if path in index else (None, ())
+    if first is None:
+        return None
+    shown = format_key_path(path)
+    what = f"table [{shown}]" if is_header else f"key '{shown}'"
+    return Diagnostic(
+        code="duplicate-key",
+        severity="error",
+        message=f"{what} is defined twice (first at line {first.line})",
+        file=source.path,
+        path=path,
+        span=Span(line, key_start + 1, line, key_end + 1),
+        fix="TOML allows each key and table once; merge the two definitions",
+        related=(Related("first defined here", path, first),),
+    )
+
+
+def _first_too_deep_path(document: Any) -> tuple | None:
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return path
+        if isinstance(value, dict):
+            stack.extend((v, path + (k,)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, path + (i,)) for i, v in enumerate(value))
+    return None
+
+
+_TOKENS = re.compile(
+    r'"""(?:[^"\\]+|\\.|"(?!""))*+"{3,5}|\'\'\'(?:[^\']+|\'(?!\'\'))*+\'{3,5}'
+    r'|"(?:[^"\\\n]+|\\.)*+"|\'[^\'\n]*\'|#[^\n]*|[\[{]|[\]}]',
+    re.S,
+)
+
+
+def _deep_offset(text: str) -> int:
+    """Where bracket nesting first passes MAX_DEPTH, ignoring strings and comments."""
+    depth = 0
+    for token in _TOKENS.finditer(text):
+        c = token.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return token.start()
+        elif c in "]}":
+            depth -= 1
+    return 0
+
+
+def _too_deep(source: SourceFile, path: tuple | None) -> Diagnostic:
+    line, column = source.lines.position(_deep_offset(source.text))
+    return Diagnostic(
+        code="nesting-too-deep",
+        severity="error",
+        message=f"tables and arrays are nested more than {MAX_DEPTH} levels deep; no blueprint key is",
+        file=source.path,
+        path=tuple(path[: MAX_DEPTH + 1]) if path else (),
+        span=Span(line, column, line, column + 1),
+        fix="flatten the nested value",
+    )

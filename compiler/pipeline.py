@@ -1,0 +1,114 @@
+"""bytes → text → TOML → typed model → checks → sorted diagnostics, for one file.
+
+Every layer runs over whatever the earlier ones could build: a syntax error leaves no
+document (so nothing else can run), but from a document on, the schema, structure and lint
+checks all run and all report. A check that crashes becomes an `internal-error` finding
+for that file; the library never prints and never exits.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import DEFAULT_SETTINGS, Settings
+from .diagnostics import Counts, Diagnostic, sort_diagnostics
+from .ir.model import Blueprint
+from .parse.source import SourceFile, decode
+from .parse.toml import parse_toml
+from .rules.context import RuleContext
+from .rules.registry import REGISTRY
+
+#: Check families `validate` runs, in order.
+VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What validating one file produced. `blueprint` is None when the file did not parse."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+    blueprint: Blueprint | None = None
+    source: SourceFile | None = field(default=None, repr=False, compare=False)
+    document: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def counts(self) -> Counts:
+        return Counts.of(self.diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        return self.counts.errors == 0
+
+
+def validate_bytes(
+    path: str,
+    data: bytes,
+    settings: Settings = DEFAULT_SETTINGS,
+    families: tuple[str, ...] = VALIDATE_FAMILIES,
+) -> FileResult:
+    source, diagnostics = decode(path, data)
+    if any(d.code == "file-too-large" for d in diagnostics):
+        return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
+    document, syntax = parse_toml(source)
+    diagnostics += syntax
+    if document is None:
+        return FileResult(path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source)
+
+    from .ir.build import build_blueprint
+
+    blueprint = build_blueprint(document)
+    ctx = RuleContext(source, document, blueprint, settings)
+    for family in families:
+        for check in REGISTRY.checks_for(family):
+            if not any(settings.enabled(code, family) for code in check.codes):
+                continue
+            diagnostics.extend(_run_check(ctx, check))
+    diagnostics = _select(diagnostics, settings)
+    diagnostics = _apply_suppressions(ctx, diagnostics)
+    return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document)
+
+
+def validate_text(text: str, path: str = "<string>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+    return validate_bytes(path, text.encode("utf-8"), settings)
+
+
+def validate_file(path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+    """Validate a file on disk. I/O problems (missing, unreadable) raise `OSError`."""
+    data = Path(path).read_bytes()
+    return validate_bytes(os.fspath(path), data, settings)
+
+
+def _run_check(ctx: RuleContext, check) -> list[Diagnostic]:
+    try:
+        return list(check.fn(ctx))
+    except Exception as exc:  # a bug in one check must not hide every other finding
+        return [
+            ctx.report(
+                "internal-error",
+                f"check {check.name} crashed: {type(exc).__name__}: {exc}",
+                (),
+                stage=None,
+            )
+        ]
+
+
+def _select(diagnostics: list[Diagnostic], settings: Settings) -> list[Diagnostic]:
+    out = []
+    for d in diagnostics:
+        info = REGISTRY.get(d.code)
+        family = info.family if info else "meta"
+        if d.code == "internal-error" or settings.enabled(d.code, family):
+            out.append(d)
+    return out
+
+
+def _apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Hook for `# blueprint: ignore[...]` comments (compiler.suppress), when available."""
+    try:
+        from .suppress import apply_suppressions
+    except ImportError:
+        return diagnostics
+    return apply_suppressions(ctx, diagnostics)

@@ -1,0 +1,134 @@
+"""The human report: one line per finding, the source line with a caret, the fix, a summary.
+
+    plan.leviath:12:26: error[unknown-stage] edge target 'reviw' names no stage
+       |
+    12 | [stages.plan.transitions.reviw]
+       |                          ^^^^^
+       = fix: did you mean 'review'?
+
+Colour is decided by the caller (the CLI honours --color and NO_COLOR); this module only
+formats.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Iterable, Sequence
+
+from ..diagnostics import Counts, Diagnostic
+from ..parse.source import SourceFile
+
+_STYLES = {
+    "error": "\x1b[1;31m",
+    "warning": "\x1b[1;33m",
+    "note": "\x1b[1;36m",
+    "bold": "\x1b[1m",
+    "dim": "\x1b[2m",
+    "blue": "\x1b[1;34m",
+    "reset": "\x1b[0m",
+}
+
+
+class _Painter:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, style: str, text: str) -> str:
+        return f"{_STYLES[style]}{text}{_STYLES['reset']}" if self.color and text else text
+
+
+def render_diagnostic(diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False) -> str:
+    """One finding: the headline, the source excerpt with a caret, related places, the fix."""
+    paint = _Painter(color)
+    where = diagnostic.file
+    if diagnostic.span:
+        where += f":{diagnostic.span.line}:{diagnostic.span.column}"
+    head = (
+        f"{paint('bold', where + ':')} {paint(diagnostic.severity, diagnostic.severity)}"
+        f"{paint('dim', '[' + diagnostic.code + ']')} {diagnostic.message}"
+    )
+    lines = [head]
+    if diagnostic.span and source is not None:
+        lines.extend(_excerpt(diagnostic, source, paint))
+    for related in diagnostic.related:
+        at = f"{diagnostic.file}:{related.span.line}:{related.span.column}" if related.span else diagnostic.file
+        lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}: {related.message}")
+    if diagnostic.fix:
+        lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {diagnostic.fix}")
+    return "\n".join(lines)
+
+
+def _excerpt(diagnostic: Diagnostic, source: SourceFile, paint: _Painter) -> list[str]:
+    span = diagnostic.span
+    assert span is not None
+    text = source.line_text(span.line)
+    if not text and span.line > source.lines.count:
+        return []
+    number = str(span.line)
+    gutter = " " * len(number)
+    start = _width(text[: span.column - 1])
+    if span.end_line == span.line:
+        width = max(1, _width(text[span.column - 1 : span.end_column - 1]))
+    else:
+        width = max(1, _width(text[span.column - 1 :]))
+    caret = " " * start + "^" * width
+    bar = paint("blue", "|")
+    return [
+        f"{gutter} {bar}",
+        f"{paint('blue', number)} {bar} {text.expandtabs(4)}",
+        f"{gutter} {bar} {paint(diagnostic.severity, caret)}",
+    ]
+
+
+def _width(text: str) -> int:
+    """Display width: tabs as 4, wide East Asian characters as 2, combining marks as 0."""
+    width = 0
+    for char in text:
+        if char == "\t":
+            width += 4
+        elif unicodedata.combining(char):
+            continue
+        elif unicodedata.east_asian_width(char) in ("W", "F"):
+            width += 2
+        else:
+            width += 1
+    return width
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def render_summary(counts: Counts, files: int, *, color: bool = False) -> str:
+    paint = _Painter(color)
+    body = f"{_plural(counts.errors, 'error')}, {_plural(counts.warnings, 'warning')}, {_plural(counts.notes, 'note')}"
+    style = "error" if counts.errors else "warning" if counts.warnings else "bold"
+    return f"{paint(style, 'Checked ' + _plural(files, 'file'))}: {body}"
+
+
+def render_report(
+    results: Sequence[tuple[Sequence[Diagnostic], SourceFile | None]],
+    *,
+    color: bool = False,
+    summary: bool = True,
+) -> str:
+    """Every finding of every file, blank-line separated, then the summary line."""
+    blocks: list[str] = []
+    total = Counts()
+    for diagnostics, source in results:
+        total = total + Counts.of(diagnostics)
+        blocks.extend(render_diagnostic(d, source, color=color) for d in diagnostics)
+    out = "\n\n".join(blocks)
+    if summary:
+        out = (out + "\n\n" if out else "") + render_summary(total, len(results), color=color)
+    return out + "\n"
+
+
+def render_statistics(diagnostics: Iterable[Diagnostic]) -> str:
+    """Count per code, most frequent first (`--statistics`)."""
+    counts: dict[tuple[str, str], int] = {}
+    for d in diagnostics:
+        counts[(d.code, d.severity)] = counts.get((d.code, d.severity), 0) + 1
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(f"{n:>{width}}  {severity:<7}  {code}\n" for (code, severity), n in rows)

@@ -1,0 +1,106 @@
+"""What a check sees: the source, the raw document, the typed model, positions, settings.
+
+Checks are pure: they read the context and return diagnostics made with `ctx.report`,
+which fills in the rule's severity, the position of the key path and the stage it concerns.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Iterable, Literal
+
+from ..diagnostics import Diagnostic, KeyPath, Related
+from ..parse.positions import PositionIndex
+from .registry import REGISTRY
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..ir.model import Blueprint
+    from ..parse.source import SourceFile
+
+#: Sentinel for "not present in the document" (None is a legitimate TOML-less value here).
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
+
+Anchor = Literal["key", "value"]
+
+
+class RuleContext:
+    def __init__(
+        self,
+        source: "SourceFile",
+        document: dict[str, Any],
+        blueprint: "Blueprint",
+        settings: "Settings",
+    ) -> None:
+        self.source = source
+        self.file = source.path
+        self.document = document
+        self.blueprint = blueprint
+        self.settings = settings
+
+    @cached_property
+    def index(self) -> PositionIndex:
+        return PositionIndex(self.source.text, self.source.lines)
+
+    @cached_property
+    def graph(self):  # -> networkx.DiGraph; imported lazily (heavy)
+        from ..graph.build import build_graph
+
+        return build_graph(self.blueprint)
+
+    def raw(self, path: KeyPath, default: Any = MISSING) -> Any:
+        """The value the document holds at `path`, or `default` when it has none."""
+        node: Any = self.document
+        for part in path:
+            if isinstance(part, int):
+                if not isinstance(node, list) or not -len(node) <= part < len(node):
+                    return default
+            elif not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def report(
+        self,
+        code: str,
+        message: str,
+        path: KeyPath = (),
+        *,
+        anchor: Anchor = "key",
+        stage: str | None | Any = MISSING,
+        fix: str | None | Any = MISSING,
+        related: Iterable[tuple[str, KeyPath]] = (),
+    ) -> Diagnostic:
+        """A diagnostic for `code` located at `path`.
+
+        `anchor="value"` points at the value (wrong type, bad enum), `"key"` at the key that
+        names the path. `stage` defaults to the stage the path lies under; `fix` to the
+        rule's own fix hint. `related` lists (message, path) pairs, located the same way.
+        """
+        info = REGISTRY.rules.get(code)
+        if info is None:
+            raise KeyError(f"diagnostic code {code!r} is not defined in the rule registry")
+        path = tuple(path)
+        span, _ = self.index.locate(path, prefer=anchor)
+        if stage is MISSING:
+            stage = path[1] if len(path) >= 2 and path[0] == "stages" and isinstance(path[1], str) else None
+        if fix is MISSING:
+            fix = info.fix
+        return Diagnostic(
+            code=code,
+            severity=info.severity,
+            message=message,
+            file=self.file,
+            path=path,
+            span=span,
+            stage=stage,
+            fix=fix,
+            related=tuple(
+                Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related
+            ),
+        )
+
+
+def quote(name: object) -> str:
+    """How messages quote a user's name: 'plan'."""
+    return f"'{name}'"

@@ -1,0 +1,1 @@
+"""Schema-layer rules (placeholder until the schema layer lands)."""

@@ -1,0 +1,43 @@
+"""Shared test helpers: run the pipeline on text, compare code lists, find shared data."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from compiler.config import Settings
+from compiler.pipeline import FileResult, validate_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "leviath"
+TOML_TEST = SHARED / "data" / "toml-test"
+SARIF_SCHEMA = SHARED / "data" / "sarif" / "sarif-schema-2.1.0.json"
+
+requires_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not present (fresh clone)")
+
+#: Prepended by `run` when a snippet has no [agent] table, so tests stay short.
+AGENT = '[agent]\nname = "t"\n\n'
+
+
+def run(source: str, *, settings: Settings | None = None, agent: bool = True) -> FileResult:
+    """Validate a dedented snippet (with a minimal [agent] table unless it has one)."""
+    text = textwrap.dedent(source).lstrip("\n")
+    if agent and "[agent]" not in text:
+        text = AGENT + text
+    return validate_text(text, "test.leviath", settings or Settings())
+
+
+def codes(source: str, **kwargs) -> list[str]:
+    """Sorted codes of every finding (pyflakes-style: wording changes break no test)."""
+    return sorted(d.code for d in run(source, **kwargs).diagnostics)
+
+
+def assert_codes(source: str, *expected: str, **kwargs) -> None:
+    result = run(source, **kwargs)
+    got = sorted(d.code for d in result.diagnostics)
+    assert got == sorted(expected), "\n".join(
+        f"{d.line}:{d.column} {d.severity}[{d.code}] {d.message}" for d in result.diagnostics
+    )
