@@ -6,6 +6,7 @@ blueprint, positioned) or `load` (the typed model, or `BlueprintError` with the 
 
 from __future__ import annotations
 
+from .api import IRError, compile, load_ir
 from .config import Settings
 from .diagnostics import Diagnostic, Related, Span
 from .ir.model import Blueprint
@@ -40,10 +41,13 @@ __all__ = [
     "BlueprintError",
     "Diagnostic",
     "FileResult",
+    "IRError",
     "Related",
     "Settings",
     "Span",
+    "compile",
     "load",
+    "load_ir",
     "validate_bytes",
     "validate_file",
     "validate_text",

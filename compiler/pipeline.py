@@ -19,6 +19,7 @@ from .parse.source import SourceFile, decode
 from .parse.toml import parse_toml
 from .rules.context import RuleContext
 from .rules.registry import REGISTRY
+from .suppress import apply_suppressions
 
 #: Check families `validate` runs, in order.
 VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
@@ -67,7 +68,7 @@ def validate_bytes(
                 continue
             diagnostics.extend(_run_check(ctx, check))
     diagnostics = _select(diagnostics, settings)
-    diagnostics = _apply_suppressions(ctx, diagnostics)
+    diagnostics = apply_suppressions(ctx, diagnostics, families)
     return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document)
 
 
@@ -103,12 +104,3 @@ def _select(diagnostics: list[Diagnostic], settings: Settings) -> list[Diagnosti
         if d.code == "internal-error" or settings.enabled(d.code, family):
             out.append(d)
     return out
-
-
-def _apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Hook for `# blueprint: ignore[...]` comments (compiler.suppress), when available."""
-    try:
-        from .suppress import apply_suppressions
-    except ImportError:
-        return diagnostics
-    return apply_suppressions(ctx, diagnostics)

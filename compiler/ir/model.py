@@ -12,6 +12,7 @@ the TOML.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -140,7 +141,11 @@ class Region:
     #: The absolute ceiling (5000 by default without `budget`), or a cap on the percentage.
     max_tokens: int | None = DEFAULT_REGION_TOKENS
     min_tokens: int | None = None
+    #: `compacting` only, reconciled as the reference does: compact at this percentage of
+    #: the resolved budget (80 when a percentage region names no trigger) …
     compact_at_percent: float | None = None
+    #: … capped by (or, without a percentage, exactly at) this many tokens; see
+    #: `compaction_trigger`.
     threshold_tokens: int | None = None
     max_items: int = 10
     strategy: Literal["per_item", "bulk", "compact"] = "per_item"
@@ -163,6 +168,17 @@ class Region:
     def is_fixed(self) -> bool:
         """Never emptied or summarized by an edge transform."""
         return self.kind in FIXED_REGION_KINDS or (self.kind == "custom" and self.persistent)
+
+    def compaction_trigger(self, resolved_tokens: int) -> int | None:
+        """Tokens at which a compacting region compacts, once its budget is resolved."""
+        if self.kind != "compacting":
+            return None
+        if self.compact_at_percent is None:
+            return self.threshold_tokens
+        exact = resolved_tokens * (self.compact_at_percent / 100.0)
+        at = math.floor(exact)
+        at += 1 if exact - at >= 0.5 else 0  # half away from zero, as the reference rounds
+        return at if self.threshold_tokens is None else min(at, self.threshold_tokens)
 
     @property
     def caller_input(self) -> str | None:

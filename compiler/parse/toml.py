@@ -12,6 +12,7 @@ import tomllib
 from typing import Any
 
 from ..diagnostics import Diagnostic, Related, Span, format_key_path
+from .comments import TOKENS
 from .positions import PositionIndex
 from .source import SourceFile
 
@@ -111,17 +112,10 @@ def _first_too_deep_path(document: Any) -> tuple | None:
     return None
 
 
-_TOKENS = re.compile(
-    r'"""(?:[^"\\]+|\\.|"(?!""))*+"{3,5}|\'\'\'(?:[^\']+|\'(?!\'\'))*+\'{3,5}'
-    r'|"(?:[^"\\\n]+|\\.)*+"|\'[^\'\n]*\'|#[^\n]*|[\[{]|[\]}]',
-    re.S,
-)
-
-
 def _deep_offset(text: str) -> int:
     """Where bracket nesting first passes MAX_DEPTH, ignoring strings and comments."""
     depth = 0
-    for token in _TOKENS.finditer(text):
+    for token in TOKENS.finditer(text):
         c = token.group()
         if c in "[{":
             depth += 1

@@ -13,10 +13,14 @@ formats.
 from __future__ import annotations
 
 import unicodedata
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..diagnostics import Counts, Diagnostic
 from ..parse.source import SourceFile
+
+if TYPE_CHECKING:
+    from ..pipeline import FileResult
+    from . import ReportOptions
 
 _STYLES = {
     "error": "\x1b[1;31m",
@@ -132,3 +136,18 @@ def render_statistics(diagnostics: Iterable[Diagnostic]) -> str:
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
     width = max((len(str(n)) for _, n in rows), default=1)
     return "".join(f"{n:>{width}}  {severity:<7}  {code}\n" for (code, severity), n in rows)
+
+
+def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
+    """The text reporter (`--format text`): findings, optional statistics, the summary."""
+    pairs = [(result.diagnostics, result.source) for result in results]
+    if options.quiet:
+        total = sum((result.counts for result in results), Counts())
+        return render_summary(total, len(results), color=options.color) + "\n"
+    if not options.statistics:
+        return render_report(pairs, color=options.color)
+    findings = render_report(pairs, color=options.color, summary=False)
+    table = render_statistics(d for result in results for d in result.diagnostics)
+    total = sum((result.counts for result in results), Counts())
+    parts = [findings.rstrip("\n"), table.rstrip("\n"), render_summary(total, len(results), color=options.color)]
+    return "\n\n".join(part for part in parts if part) + "\n"

@@ -1,0 +1,80 @@
+"""`blueprint compile PATH [-o OUT]`: the blueprint's IR as JSON, on stdout or in OUT.
+
+Exit status: 0 when the IR was written (warnings are shown on stderr but never block it),
+1 when the blueprint has errors (the report goes to stderr and nothing is written), 2 when
+the file cannot be read, OUT cannot be written, or the configuration is invalid. Only OUT
+is ever written, and only after a successful compilation, so a failed run leaves an
+existing OUT as it was.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..config import ConfigError, ConfigFinder, settings_for
+from .common import color_option, use_color
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+
+
+@click.command("compile")
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "-o",
+    "--output",
+    metavar="OUT",
+    type=click.Path(path_type=str),
+    help="Write the IR to OUT instead of stdout ('-' is stdout).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Do not show warnings and notes on stderr.")
+@color_option
+def command(path: str, output: str | None, quiet: bool, color: str) -> None:
+    """Compile a blueprint to its IR (JSON), refusing when it has errors.
+
+    Rule settings come from [tool.blueprint] in the nearest pyproject.toml above the file,
+    as for `blueprint validate`.
+    """
+    from ..api import compile_with_findings, ir_source_path
+    from ..ir.serialize import dumps
+    from ..render.text import render_report
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+    try:
+        settings = settings_for(ConfigFinder().for_file(path))
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+    ir, result = compile_with_findings(data, ir_source_path(path), settings)
+    if ir is None or (result.diagnostics and not quiet):
+        paint = use_color(color, sys.stderr)
+        report = render_report([(result.diagnostics, result.source)], color=paint)
+        click.echo(report, nl=False, err=True, color=paint)
+    if ir is None:
+        sys.exit(EXIT_FINDINGS)
+
+    text = dumps(ir).encode("utf-8")
+    if output is None or output == "-":
+        _write_stdout(text)
+    else:
+        try:
+            with open(output, "wb") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise CliError(f"cannot write '{output}': {exc.strerror or exc}") from exc
+    sys.exit(EXIT_OK)
+
+
+def _write_stdout(data: bytes) -> None:
+    """The exact bytes, whatever the terminal's encoding or newline convention."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding application's)
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        buffer.write(data)
+        buffer.flush()

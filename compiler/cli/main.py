@@ -1,0 +1,99 @@
+"""The `blueprint` command: a click group whose subcommands load on first use.
+
+`blueprint --help` and `blueprint --version` import no subcommand module: each command is a
+line in `COMMANDS` (where it lives, and its one-line help), and its module is imported only
+when that command runs. To add a command, write `compiler/cli/<name>_cmd.py` with a click
+command named `command` and add one line to `COMMANDS`.
+
+Exit codes: 0 nothing failing, 1 failing findings, 2 usage, configuration or I/O error (and
+any unexpected crash, reported in one line; set BLUEPRINT_DEBUG=1 for the traceback), 130
+interrupted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import sys
+
+import click
+
+from .. import __version__
+from .errors import CliError
+
+#: name → ("module:attribute", one-line help). The help is shown by `blueprint --help`
+#: without importing the module.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("compiler.cli.validate_cmd:command", "Check blueprints and report every finding."),
+    "rules": ("compiler.cli.rules_cmd:rules_command", "List every rule: code, severity, family, summary."),
+    "rule": ("compiler.cli.rules_cmd:rule_command", "Explain one rule: why it exists, an example, the fix."),
+    "schema": ("compiler.cli.schema_cmd:command", "Print a published JSON Schema (blueprint, ir, report)."),
+    "run": ("compiler.cli.run_cmd:command", "Drive the stage-runner over a recorded event stream."),
+    "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when that subcommand is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, _, attribute = entry[0].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{entry[0]} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS:
+            close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(f"no such command '{name}'.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            # click would exit with 1, which reads as "findings"; 130 is the shell's convention.
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except Exception as exc:  # never a traceback for users
+            if os.environ.get("BLUEPRINT_DEBUG"):
+                raise
+            raise CliError(
+                f"internal error: {type(exc).__name__}: {exc} (set BLUEPRINT_DEBUG=1 for the traceback)"
+            ) from exc
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="blueprint", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Validate, compile and run TOML agent blueprints (agent.leviath)."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console-script entry point (`blueprint`, `python -m compiler`)."""
+    for stream in (sys.stdout, sys.stderr):
+        # A message quoting an odd file name must not crash on a narrow terminal encoding.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+    cli.main(args=argv, prog_name="blueprint")

@@ -1,0 +1,170 @@
+"""`blueprint validate [PATH …]`: check blueprints and report every finding.
+
+Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
+--deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
+invalid or no blueprint was found. An unreadable file is reported on stderr and the other
+files are still checked.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import click
+
+from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..discover import discover
+from ..render import REPORTERS, ReportOptions, get_reporter
+from .common import color_option, is_terminal, split_names, use_color
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+
+if TYPE_CHECKING:
+    from ..pipeline import FileResult
+
+#: Below this many files a run is quick enough that progress would only flicker.
+PROGRESS_MIN_FILES = 20
+_CLEAR_LINE = "\r\x1b[K"
+
+
+@dataclass
+class Run:
+    """What checking the files produced."""
+
+    results: list["FileResult"] = field(default_factory=list)
+    failing: bool = False
+    #: Files that could not be read, or crashed the checker: the run exits with 2.
+    unchecked: int = 0
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(REPORTERS)),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--deny-warnings/--no-deny-warnings",
+    default=None,
+    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="RULES",
+    help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="RULES",
+    help="Drop these rule codes or families (comma-separated, repeatable; wins over --select).",
+)
+@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
+@color_option
+def command(
+    paths: tuple[str, ...],
+    output_format: str,
+    deny_warnings: bool | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    statistics: bool,
+    quiet: bool,
+    color: str,
+) -> None:
+    """Check blueprint files, and the *.leviath files below directories (default: '.').
+
+    Settings come from [tool.blueprint] in the nearest pyproject.toml above each file;
+    flags replace the keys they name.
+    """
+    spec = REPORTERS[output_format]
+    if (statistics or quiet) and not spec.human:
+        flag = "--statistics" if statistics else "--quiet"
+        raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
+    try:
+        overrides = Overrides(
+            select=_rule_names(select, "--select"),
+            ignore=_rule_names(ignore, "--ignore"),
+            deny_warnings=deny_warnings,
+        )
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+    found = discover(paths or (".",))
+    if found.missing:
+        raise CliError(f"path '{found.missing[0]}' does not exist")
+    for problem in found.skipped:
+        click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+    if not found.files:
+        where = ", ".join(f"'{p}'" for p in (paths or (".",)))
+        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+
+    settings = _settings_per_file(found.files, overrides)
+    progress = spec.human and len(found.files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
+    run = _check(found.files, settings, progress)
+
+    options = ReportOptions(
+        color=spec.human and use_color(color),
+        statistics=statistics,
+        quiet=quiet,
+    )
+    click.echo(get_reporter(output_format)(run.results, options), nl=False, color=options.color)
+    if run.unchecked:
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
+
+
+def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    names = split_names(values)
+    return None if names is None else check_rule_names(names, flag)
+
+
+def _settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
+    """Each file's settings; configuration problems stop the run before any file is checked."""
+    finder = ConfigFinder()
+    try:
+        return {path: settings_for(finder.for_file(path), overrides) for path in files}
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool) -> Run:
+    from ..pipeline import validate_bytes
+
+    run = Run()
+    for number, path in enumerate(files, 1):
+        if progress:
+            click.echo(f"\rchecking {number}/{len(files)} files", nl=False, err=True)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            _problem(f"error: cannot read '{path}': {exc.strerror or exc}", progress)
+            run.unchecked += 1
+            continue
+        try:
+            result = validate_bytes(path, data, settings[path])
+        except Exception as exc:  # a bug on one file must not hide the findings of the others
+            if os.environ.get("BLUEPRINT_DEBUG"):
+                raise
+            _problem(f"error: internal error while checking '{path}': {type(exc).__name__}: {exc}", progress)
+            run.unchecked += 1
+            continue
+        run.results.append(result)
+        if result.counts.failing(settings[path].deny_warnings):
+            run.failing = True
+    if progress:
+        click.echo(_CLEAR_LINE, nl=False, err=True)
+    return run
+
+
+def _problem(message: str, progress: bool) -> None:
+    """One line on stderr, on a line of its own even while progress is shown."""
+    click.echo((_CLEAR_LINE if progress else "") + message, err=True)

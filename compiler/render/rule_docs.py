@@ -1,0 +1,81 @@
+"""`docs/rules/`: one Markdown page per rule and an index, generated from the registry.
+
+Each page shows the rule's example together with the real output of running it through the
+validator, so the docs cannot claim what the tool does not do. `tests/test_rule_docs.py`
+fails when the committed pages differ from what this module renders; regenerate with
+
+    python -m compiler.render.rule_docs
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..rules.registry import FAMILIES, REGISTRY, RuleInfo
+
+EXAMPLE_AGENT = '[agent]\nname = "example"\n\n'
+EXAMPLE_PATH = "agent.leviath"
+
+
+def example_output(rule: RuleInfo) -> str | None:
+    """The report for the rule's example, trimmed to its own findings; None if it shows none."""
+    from ..pipeline import validate_text
+    from .text import render_diagnostic
+
+    text = rule.example + "\n"
+    if "[agent]" not in text and rule.family not in ("syntax",):
+        text = EXAMPLE_AGENT + text
+    result = validate_text(text, EXAMPLE_PATH)
+    mine = [d for d in result.diagnostics if d.code == rule.code]
+    if not mine:
+        return None
+    return "\n\n".join(render_diagnostic(d, result.source) for d in mine)
+
+
+def render_pages() -> dict[str, str]:
+    """File name (relative to docs/rules/) → content, for every rule and the index."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(
+        loader=PackageLoader("compiler.render", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    page = env.get_template("rule.md.j2")
+    pages = {f"{rule.code}.md": page.render(rule=rule, output=example_output(rule)) for rule in REGISTRY.all()}
+    families = [(family, [r for r in REGISTRY.all() if r.family == family]) for family in FAMILIES]
+    pages["index.md"] = env.get_template("rules_index.md.j2").render(families=[f for f in families if f[1]])
+    return pages
+
+
+def write_pages(directory: Path) -> list[str]:
+    """Write every page, delete pages of rules that no longer exist; return what changed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    pages = render_pages()
+    changed = []
+    for name, content in pages.items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8")
+            changed.append(name)
+    for stale in directory.glob("*.md"):
+        if stale.name not in pages:
+            stale.unlink()
+            changed.append(stale.name)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    directory = Path(argv[0]) if argv else Path(__file__).resolve().parents[2] / "docs" / "rules"
+    changed = write_pages(directory)
+    print(f"{len(changed)} page(s) updated in {directory}" if changed else f"{directory} is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

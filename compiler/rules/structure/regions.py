@@ -1,0 +1,143 @@
+"""Region definitions the reference refuses: budgets, custom scripts, the working budget."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...diagnostics import Diagnostic
+from ...ir.build_regions import parse_percent
+from ..context import MISSING, RuleContext
+from ..registry import check, define
+from .common import FAMILY, layouts, raw_region_tables
+
+define(
+    "invalid-budget",
+    severity="error",
+    family=FAMILY,
+    summary='A region `budget` or `compact_at` is not a percentage "N%" with 0 < N ≤ 100.',
+    rationale=(
+        "Both keys are a share of the model's context window, written as a number followed by "
+        "'%'. The reference runtime refuses to load a blueprint with any other spelling, for "
+        "every region kind (even where the key is unused), so the value cannot be a token count, "
+        "a fraction, zero or more than the whole window."
+    ),
+    example='[context.regions]\nnotes = { kind = "compacting", budget = "0.3", compact_at = "120%" }',
+    example_fixed='[context.regions]\nnotes = { kind = "compacting", budget = "30%", compact_at = "80%" }',
+    fix='write a percentage such as "35%" (more than 0, at most 100); use max_tokens for a token count',
+    leviath="P32, P33 (P25 in a stage layout)",
+)
+
+define(
+    "custom-region-missing-script",
+    severity="error",
+    family=FAMILY,
+    summary='A region of `kind = "custom"` has no `script`.',
+    rationale=(
+        "A custom region is rendered by its Rhai script; without one it could never be drawn. "
+        "The reference runtime refuses the blueprint when `script` is missing or blank."
+    ),
+    example='[context.regions]\nboard = { kind = "custom" }',
+    example_fixed='[context.regions]\nboard = { kind = "custom", script = "regions/board.rhai" }',
+    fix='add script = "<path>.rhai" to the region, or choose another kind',
+    leviath="P35, V3",
+)
+
+define(
+    "working-budget-too-small",
+    severity="error",
+    family=FAMILY,
+    summary="Fixed regions leave fewer than 8000 tokens of a 20000+ token layout for working context.",
+    rationale=(
+        "Pinned, hashmap, compact_history and persistent custom regions are never evicted. When "
+        "they can take nearly the whole layout, the conversation and tool results have no room "
+        "and the agent works blind. The reference runtime refuses such a layout (only when no "
+        "region uses a percentage budget and the total is at least 20000 tokens)."
+    ),
+    example=(
+        "[context.regions]\n"
+        'docs = { kind = "pinned", max_tokens = 20000 }\n'
+        'conversation = { kind = "sliding_window", max_tokens = 4000 }'
+    ),
+    example_fixed=(
+        "[context.regions]\n"
+        'docs = { kind = "pinned", max_tokens = 12000 }\n'
+        'conversation = { kind = "sliding_window", max_tokens = 12000 }'
+    ),
+    fix="reduce the fixed regions' max_tokens or give the working regions more",
+    leviath="V4, V8",
+)
+
+#: Layout constants of the reference (`MIN_WORKING_TOKENS`, `BUDGET_CHECK_MIN_TOTAL`).
+MIN_WORKING_TOKENS = 8000
+BUDGET_CHECK_MIN_TOTAL = 20000
+
+_PROBLEMS = {
+    "no-percent": "must end with '%'",
+    "not-a-number": "is not a number followed by '%'",
+    "out-of-range": "must be more than 0% and at most 100%",
+}
+
+
+@check("invalid-budget", family=FAMILY)
+def check_budgets(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, regions in raw_region_tables(ctx):
+        for name, region in regions.items():
+            if not isinstance(region, dict):
+                continue
+            for key in ("budget", "compact_at"):
+                value = region.get(key)
+                if not isinstance(value, str):
+                    continue
+                _, problem = parse_percent(value)
+                if problem is not None:
+                    yield ctx.report(
+                        "invalid-budget",
+                        f"region '{name}': {key} '{value}' {_PROBLEMS[problem]}",
+                        prefix + (name, key),
+                        anchor="value",
+                    )
+
+
+@check("custom-region-missing-script", family=FAMILY)
+def check_custom_scripts(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, layout, _ in layouts(ctx):
+        for region in layout.regions:
+            if region.kind != "custom" or region.script is not None:
+                continue
+            path = prefix + (region.name,)
+            script = ctx.raw(path + ("script",))
+            if script is MISSING:
+                yield ctx.report("custom-region-missing-script", f"custom region '{region.name}' has no script", path)
+            elif isinstance(script, str):
+                yield ctx.report(
+                    "custom-region-missing-script",
+                    f"custom region '{region.name}' has a blank script",
+                    path + ("script",),
+                    anchor="value",
+                )
+            # A script that is not a string at all is the schema layer's finding (invalid-type).
+
+
+@check("working-budget-too-small", family=FAMILY)
+def check_working_budget(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, layout, stage in layouts(ctx):
+        raw = ctx.raw(prefix, {})
+        raw = raw if isinstance(raw, dict) else {}
+        # Any written percentage (even a malformed one) makes the token sums provisional.
+        if any(isinstance(r, dict) and isinstance(r.get("budget"), str) for r in raw.values()):
+            continue
+        sizes = [r.max_tokens or 0 for r in layout.regions]
+        if any(size < 0 for size in sizes):  # out-of-range, reported by the schema layer
+            continue
+        total = layout.total_budget
+        fixed = sum(r.max_tokens or 0 for r in layout.regions if r.is_fixed)
+        working = max(total - fixed, 0)
+        if total >= BUDGET_CHECK_MIN_TOTAL and working < MIN_WORKING_TOKENS:
+            where = f"stage '{stage}' layout" if stage is not None else "context layout"
+            yield ctx.report(
+                "working-budget-too-small",
+                f"{where} leaves only {working} working tokens: fixed regions (pinned, hashmap, "
+                f"compact_history, persistent custom) take {fixed} of {total}, "
+                f"and at least {MIN_WORKING_TOKENS} are needed",
+                prefix,
+            )
