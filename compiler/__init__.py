@@ -1,54 +1,55 @@
 """blueprint-compiler: parse, validate, compile and run TOML agent blueprints.
 
 The library never prints and never exits. Start with `validate_file` (every finding of one
-blueprint, positioned) or `load` (the typed model, or `BlueprintError` with the findings).
+blueprint, positioned), `load` (the typed model, or `BlueprintError` with the findings),
+`compile` (the versioned IR) and `load_ir` (the IR back into the model the stage-runner
+drives). Names are imported on first use, so `import compiler` stays cheap for the CLI and
+for runtimes that only need `compiler.runtime`.
 """
 
 from __future__ import annotations
 
-from .api import IRError, compile, load_ir
-from .config import Settings
-from .diagnostics import Diagnostic, Related, Span
-from .ir.model import Blueprint
-from .pipeline import FileResult, validate_bytes, validate_file, validate_text
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+#: public name → module that defines it
+_EXPORTS = {
+    "Blueprint": "compiler.ir.model",
+    "BlueprintError": "compiler.api",
+    "Diagnostic": "compiler.diagnostics",
+    "FileResult": "compiler.pipeline",
+    "IRError": "compiler.api",
+    "Related": "compiler.diagnostics",
+    "Settings": "compiler.config",
+    "Span": "compiler.diagnostics",
+    "compile": "compiler.api",
+    "load": "compiler.api",
+    "load_ir": "compiler.api",
+    "validate_bytes": "compiler.pipeline",
+    "validate_file": "compiler.pipeline",
+    "validate_text": "compiler.pipeline",
+}
 
-class BlueprintError(Exception):
-    """A blueprint has errors; `diagnostics` holds every finding."""
+__all__ = sorted(_EXPORTS)
 
-    def __init__(self, result: FileResult) -> None:
-        self.result = result
-        self.diagnostics = result.diagnostics
-        errors = [d for d in result.diagnostics if d.severity == "error"]
-        first = errors[0] if errors else None
-        where = f"{first.file}:{first.line}:{first.column}: " if first and first.span else ""
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        super().__init__(f"{where}{first.message if first else 'invalid blueprint'}{more}")
+if TYPE_CHECKING:
+    from .api import BlueprintError, IRError, compile, load, load_ir
+    from .config import Settings
+    from .diagnostics import Diagnostic, Related, Span
+    from .ir.model import Blueprint
+    from .pipeline import FileResult, validate_bytes, validate_file, validate_text
 
 
-def load(path, settings: Settings | None = None) -> Blueprint:
-    """The typed model of a blueprint file; raises `BlueprintError` when it has errors."""
-    result = validate_file(path, settings or Settings())
-    if not result.ok or result.blueprint is None:
-        raise BlueprintError(result)
-    return result.blueprint
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-__all__ = [
-    "Blueprint",
-    "BlueprintError",
-    "Diagnostic",
-    "FileResult",
-    "IRError",
-    "Related",
-    "Settings",
-    "Span",
-    "compile",
-    "load",
-    "load_ir",
-    "validate_bytes",
-    "validate_file",
-    "validate_text",
-]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -17,7 +17,31 @@ from .config import DEFAULT_SETTINGS, Settings
 from .ir.serialize import IRDocument, IRError, IRSource, dumps, load_ir, read_ir, to_ir
 
 if TYPE_CHECKING:
+    from .ir.model import Blueprint
     from .pipeline import FileResult
+
+
+class BlueprintError(Exception):
+    """A blueprint has errors; `diagnostics` holds every finding."""
+
+    def __init__(self, result: "FileResult") -> None:
+        self.result = result
+        self.diagnostics = result.diagnostics
+        errors = [d for d in result.diagnostics if d.severity == "error"]
+        first = errors[0] if errors else None
+        where = f"{first.file}:{first.line}:{first.column}: " if first and first.span else ""
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"{where}{first.message if first else 'invalid blueprint'}{more}")
+
+
+def load(path: str | os.PathLike[str], settings: Settings | None = None) -> "Blueprint":
+    """The typed model of a blueprint file; raises `BlueprintError` when it has errors."""
+    from .pipeline import validate_file
+
+    result = validate_file(path, settings or DEFAULT_SETTINGS)
+    if not result.ok or result.blueprint is None:
+        raise BlueprintError(result)
+    return result.blueprint
 
 
 def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> dict[str, Any]:  # noqa: A001
@@ -26,8 +50,6 @@ def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> d
     Raises `compiler.BlueprintError` (with every finding) when the blueprint has errors, and
     `OSError` when the file cannot be read. `source.path` in the IR is `ir_source_path(path)`.
     """
-    from . import BlueprintError
-
     ir, result = compile_with_findings(Path(path).read_bytes(), ir_source_path(path), settings)
     if ir is None:
         raise BlueprintError(result)
@@ -36,8 +58,6 @@ def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> d
 
 def compile_bytes(data: bytes, path: str = "<string>", settings: Settings | None = None) -> dict[str, Any]:
     """The IR document of a blueprint given as bytes; `path` is recorded as its source."""
-    from . import BlueprintError
-
     ir, result = compile_with_findings(data, path, settings)
     if ir is None:
         raise BlueprintError(result)
@@ -77,6 +97,7 @@ def ir_source_path(path: str | os.PathLike[str]) -> str:
 
 
 __all__ = [
+    "BlueprintError",
     "IRDocument",
     "IRError",
     "IRSource",
@@ -85,6 +106,7 @@ __all__ = [
     "compile_with_findings",
     "dumps",
     "ir_source_path",
+    "load",
     "load_ir",
     "read_ir",
 ]

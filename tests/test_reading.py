@@ -107,3 +107,11 @@ def test_ten_megabyte_file_gets_a_clear_diagnostic() -> None:
     data = b'[agent]\nname = "big"\n' + (b"# padding line\n" * (10 * 1024 * 1024 // 15))
     result = validate_bytes("x.leviath", data)
     assert [d.code for d in result.diagnostics] == ["file-too-large"]
+
+
+def test_integers_beyond_64_bits_are_invalid_toml_but_the_rest_is_checked() -> None:
+    data = b'[agent]\nname = "a"\n[stages.s]\nmax_iterations = 9223372036854775808\nmax_revisits = 9223372036854775807\n'
+    result = validate_bytes("x.leviath", data)
+    huge = [d for d in result.diagnostics if d.code == "toml-syntax"]
+    assert [(d.line, d.column, d.end_column) for d in huge] == [(4, 18, 37)]
+    assert result.blueprint is not None

@@ -31,10 +31,10 @@ def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnost
         return None, [_syntax_diagnostic(source, exc)]
     except RecursionError:
         return None, [_too_deep(source, None)]
-    too_deep = _first_too_deep_path(document)
+    too_deep, huge = _walk(document)
     if too_deep is not None:
         return None, [_too_deep(source, too_deep)]
-    return document, []
+    return document, [_huge_integer(source, path, value) for path, value in huge]
 
 
 def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diagnostic:
@@ -99,17 +99,39 @@ def _explain_duplicate(source: SourceFile, line: int) -> Diagnostic | None:
     )
 
 
-def _first_too_deep_path(document: Any) -> tuple | None:
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+def _walk(document: Any) -> tuple[tuple | None, list[tuple[tuple, int]]]:
+    """The first path nested too deep (if any), and every integer outside 64 bits."""
+    huge: list[tuple[tuple, int]] = []
     stack: list[tuple[Any, tuple]] = [(document, ())]
     while stack:
         value, path = stack.pop()
         if len(path) > MAX_DEPTH:
-            return path
+            return path, huge
         if isinstance(value, dict):
             stack.extend((v, path + (k,)) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, path + (i,)) for i, v in enumerate(value))
-    return None
+        elif type(value) is int and not _INT_MIN <= value <= _INT_MAX:
+            huge.append((path, value))
+    return None, sorted(huge, key=lambda item: str(item[0]))
+
+
+def _huge_integer(source: SourceFile, path: tuple, value: int) -> Diagnostic:
+    """TOML integers are 64-bit; tomllib accepts more, the reference's reader does not."""
+    span, _ = PositionIndex(source.text, source.lines).locate(path, prefer="value")
+    shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:12]}…({len(str(value))} digits)"
+    return Diagnostic(
+        code="toml-syntax",
+        severity="error",
+        message=f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
+        file=source.path,
+        path=path,
+        span=span,
+        fix="use a smaller number",
+    )
 
 
 def _deep_offset(text: str) -> int:

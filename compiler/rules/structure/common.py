@@ -1,80 +1,20 @@
-"""Helpers the structure checks share: key paths, raw tables, name suggestions."""
+"""The structure family's name, and the shared rule helpers its modules use."""
 
 from __future__ import annotations
 
-import difflib
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
-
-from ...diagnostics import KeyPath, format_key_path
-
-if TYPE_CHECKING:
-    from ...ir.model import Edge, Layout, Stage
-    from ..context import RuleContext
+from ..common import (
+    stage_path,
+    edge_path,
+    header,
+    raw_table,
+    edges,
+    layouts,
+    raw_region_tables,
+    quoted,
+    suggest,
+    did_you_mean,
+)
 
 FAMILY = "structure"
 
-
-def stage_path(stage: str) -> KeyPath:
-    return ("stages", stage)
-
-
-def edge_path(source: str, target: str) -> KeyPath:
-    return ("stages", source, "transitions", target)
-
-
-def header(path: KeyPath) -> str:
-    """How a TOML header names a table: `[stages.plan]`, `[stages."two words"]`."""
-    return f"[{format_key_path(path)}]"
-
-
-def raw_table(ctx: "RuleContext", path: KeyPath) -> dict[str, Any]:
-    """The table the document holds at `path`, or an empty one."""
-    value = ctx.raw(path, None)
-    return value if isinstance(value, dict) else {}
-
-
-def edges(ctx: "RuleContext") -> Iterator[tuple["Stage", "Edge"]]:
-    for stage in ctx.blueprint.stages:
-        for edge in stage.transitions or ():
-            yield stage, edge
-
-
-def layouts(ctx: "RuleContext") -> Iterator[tuple[KeyPath, "Layout", str | None]]:
-    """(regions table path, layout, stage name or None) for every layout the file declares."""
-    blueprint = ctx.blueprint
-    if not blueprint.layout.fallback:
-        yield ("context", "regions"), blueprint.layout, None
-    for stage in blueprint.stages:
-        if stage.layout is not None:
-            yield ("stages", stage.name, "context", "regions"), stage.layout, stage.name
-
-
-def raw_region_tables(ctx: "RuleContext") -> Iterator[tuple[KeyPath, dict[str, Any]]]:
-    """(regions table path, raw regions table) for the global and every stage layout written."""
-    yield ("context", "regions"), raw_table(ctx, ("context", "regions"))
-    for name, stage in raw_table(ctx, ("stages",)).items():
-        if isinstance(stage, dict):
-            yield ("stages", name, "context", "regions"), raw_table(ctx, ("stages", name, "context", "regions"))
-
-
-def quoted(names: Iterable[str], limit: int = 6) -> str:
-    """'a', 'b' and 'c' (at most `limit` names, then a count of the rest)."""
-    names = list(names)
-    shown = [f"'{n}'" for n in names[:limit]]
-    if len(names) > limit:
-        shown.append(f"{len(names) - limit} more")
-    if len(shown) <= 1:
-        return "".join(shown)
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def suggest(name: str, candidates: Iterable[str]) -> str | None:
-    """The closest candidate to a misspelt `name`, if one is close enough."""
-    matches = difflib.get_close_matches(name, [c for c in candidates if c != name], n=1, cutoff=0.6)
-    return matches[0] if matches else None
-
-
-def did_you_mean(name: str, candidates: Iterable[str], otherwise: str) -> str:
-    """A fix hint: "did you mean 'x'?" when a candidate is close, else `otherwise`."""
-    match = suggest(name, candidates)
-    return f"did you mean '{match}'?" if match is not None else otherwise
+__all__ = ["FAMILY", "stage_path", "edge_path", "header", "raw_table", "edges", "layouts", "raw_region_tables", "quoted", "suggest", "did_you_mean"]
