@@ -1,0 +1,94 @@
+"""The stage-runner: a pure, serializable state machine that enforces a blueprint.
+
+Standard library only. A host feeds events and carries out actions::
+
+    from compiler.runtime import start, step, InferenceFinished
+
+    state, actions = start(ir, now=0.0)
+    state, actions = step(ir, state, InferenceFinished(text="all done", now=2.0))
+
+`RunState.to_json()` / `RunState.from_json()` persist a run between any two steps. See
+`docs/runner.md` for the semantics, the deviations from the reference runtime and a complete
+host loop.
+"""
+
+from __future__ import annotations
+
+from .actions import (
+    Action,
+    AskInteraction,
+    AskRoute,
+    AwaitChildren,
+    AwaitWorkers,
+    Complete,
+    Fail,
+    RouteOption,
+    RunInference,
+    TakeEdge,
+    action_to_dict,
+)
+from .events import (
+    Cancel,
+    ChildFinished,
+    ChildStarted,
+    Event,
+    InferenceFailed,
+    InferenceFinished,
+    InteractionAnswered,
+    Paused,
+    RegionChanged,
+    Resumed,
+    RoutingAnswer,
+    Tick,
+    ToolCall,
+    WorkersFinished,
+    WorkspaceLost,
+    event_from_dict,
+    event_to_dict,
+)
+from .machine import next_actions, start, step
+from .run import RunnerError
+from .state import STATE_VERSION, Flags, Injection, RegionSnapshot, RunState, StateError, Visit, flags_report
+
+__all__ = [
+    "Action",
+    "AskInteraction",
+    "AskRoute",
+    "AwaitChildren",
+    "AwaitWorkers",
+    "Cancel",
+    "ChildFinished",
+    "ChildStarted",
+    "Complete",
+    "Event",
+    "Fail",
+    "Flags",
+    "InferenceFailed",
+    "InferenceFinished",
+    "Injection",
+    "InteractionAnswered",
+    "Paused",
+    "RegionChanged",
+    "RegionSnapshot",
+    "Resumed",
+    "RouteOption",
+    "RoutingAnswer",
+    "RunInference",
+    "RunState",
+    "RunnerError",
+    "STATE_VERSION",
+    "StateError",
+    "TakeEdge",
+    "Tick",
+    "ToolCall",
+    "Visit",
+    "WorkersFinished",
+    "WorkspaceLost",
+    "action_to_dict",
+    "event_from_dict",
+    "event_to_dict",
+    "flags_report",
+    "next_actions",
+    "start",
+    "step",
+]

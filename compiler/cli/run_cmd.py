@@ -1,0 +1,70 @@
+"""`blueprint run PATH --events FILE.ndjson`: drive the stage-runner over a recorded event stream.
+
+The events are NDJSON: our native runner events, a Claude/Anthropic `stream-json` stream, or
+both interleaved (see docs/runner.md). Prints the timeline, or `--format json` for the same
+as data. Exit status: 0 when the run completed; 1 when it failed, was cancelled, or the
+events ran out before it ended (the last line says which), and when the blueprint has errors
+(its diagnostics go to stderr); 2 on a usage or I/O error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+
+
+@click.command("run")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--events",
+    "events_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The recorded event stream (NDJSON; '-' reads stdin).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--unattended", is_flag=True, help="Approve auto_approve interaction points without asking.")
+@click.pass_context
+def command(ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool) -> None:
+    """Drive the stage-runner over a recorded event stream and print the timeline."""
+    from ..config import ConfigError, ConfigFinder, settings_for
+    from ..pipeline import validate_file
+    from ..render.text import render_report
+    from ..runtime.ndjson import read_events
+    from ..runtime.timeline import render_json, render_text, replay
+
+    try:
+        result = validate_file(path, settings_for(ConfigFinder().for_file(path)))
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    except OSError as exc:
+        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+    if not result.ok or result.blueprint is None:
+        click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
+        click.echo(f"refusing to run '{path}': it has errors", err=True)
+        ctx.exit(EXIT_FINDINGS)
+
+    try:
+        if str(events_path) == "-":
+            text = click.get_text_stream("stdin").read()
+        else:
+            text = events_path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise CliError(f"cannot read '{events_path}': {exc.strerror or exc}") from exc
+
+    ir = result.blueprint
+    events, skipped = read_events(text.splitlines())
+    trace = replay(ir, events, skipped=skipped, unattended=unattended)
+    render = render_json if output_format == "json" else render_text
+    click.echo(render(ir, trace), nl=False)
+    ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)

@@ -1,0 +1,292 @@
+"""A stage is over: the end-of-stage holds, then choosing and taking the next edge.
+
+`end_stage` runs the holds in the reference's order — children still running, required
+regions still empty, a final output still owed, a fan-out never started, interaction points
+not yet answered — and each may send the stage back to READY (progress kept) instead of
+letting it go. `resolve` then picks what comes next from the outcome (an error, the iteration
+cap, a stuck interrupt, or none), and `take_edge` checks the edge's gate, applies its
+transform and enters the target.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..ir.model import Edge
+from . import interaction, texts
+from .actions import AskRoute, AwaitChildren, Complete, Fail, RouteOption, TakeEdge
+from .gates import BLOCK, FORCED, decide
+from .policy import (
+    DEFAULT_FAN_OUT_ATTEMPTS,
+    DEFAULT_REQUIRED_REENTRIES,
+    OUTPUT_REENTRY_CAP,
+    can_write_context,
+    first_edge,
+    output_owed_anywhere,
+    required_regions,
+    within_budget,
+)
+from .routing import routing_prompt
+from .state import EMPTY_REGION, Outcome, flags_report
+from .transforms import transform_effect
+
+if TYPE_CHECKING:
+    from .run import Run
+
+
+# --- the holds -----------------------------------------------------------------------------------
+
+
+def end_stage(run: "Run", outcome: Outcome | None) -> None:
+    stage = run.stage
+    if stage.requires_children and run.state.children:
+        run.set(status="waiting", phase="children", outcome=outcome)
+        run.emit(AwaitChildren(stage.name, run.state.children))
+        return
+    after_children(run, outcome)
+
+
+def after_children(run: "Run", outcome: Outcome | None) -> None:
+    _prune_abandoned(run)
+    if outcome is None and _hold_required_regions(run):
+        return
+    if _hold_required_output(run, outcome) or _hold_fan_out(run, outcome):
+        return
+    if interaction.due(run, outcome):
+        run.set(outcome=outcome)
+        interaction.present(run)
+        return
+    resolve(run, outcome)
+
+
+def _prune_abandoned(run: "Run") -> None:
+    abandoned = run.state.flags.required_regions_abandoned
+    still = tuple(name for name in abandoned if run.state.region(name).empty)
+    if still != abandoned:
+        run.flag(required_regions_abandoned=still)
+
+
+def _hold_required_regions(run: "Run") -> bool:
+    stage = run.stage
+    if not can_write_context(stage):
+        return False
+    missing = [r for r in required_regions(run.ir, stage, caller_inputs=False) if run.state.region(r).empty]
+    if not missing:
+        return False
+    cap = DEFAULT_REQUIRED_REENTRIES if stage.max_revisits is None else max(stage.max_revisits, 0)
+    rounds = run.state.visit.required_rounds
+    if rounds >= cap:
+        abandoned = tuple(dict.fromkeys(run.state.flags.required_regions_abandoned + tuple(missing)))
+        run.flag(required_regions_abandoned=abandoned)
+        return False
+    layout = run.ir.layout_for(stage)
+    for name in missing:
+        region = layout.get(name)
+        run.system(texts.required_region(name, region.required_message if region else None), "required_region")
+    run.visit(required_rounds=rounds + 1)
+    run.ready()
+    return True
+
+
+def _hold_required_output(run: "Run", outcome: Outcome | None) -> bool:
+    stage = run.stage
+    if not stage.require_output or run.state.final_output == stage.name:
+        return False
+    rounds = run.state.visit.output_rounds
+    if outcome is not None or rounds >= OUTPUT_REENTRY_CAP:
+        run.flag(output_forced=run.state.flags.output_forced + 1)
+        return False
+    run.system(texts.required_output(stage.name), "required_output")
+    run.visit(output_rounds=rounds + 1)
+    run.ready()
+    return True
+
+
+def _hold_fan_out(run: "Run", outcome: Outcome | None) -> bool:
+    stage = run.stage
+    if stage.mode != "fan_out" or run.state.visit.fanned_out:
+        return False
+    degraded = run.state.flags.splits_degraded + 1
+    if outcome is not None:
+        run.flag(splits_degraded=degraded)
+        return False
+    configured = stage.fan_out.max_attempts if stage.fan_out is not None else None
+    cap = DEFAULT_FAN_OUT_ATTEMPTS if configured is None else max(configured, 0)
+    rounds = run.state.visit.fan_out_rounds
+    if rounds >= cap:
+        run.note("error_report", texts.split_note(stage.name), "split")
+        run.flag(splits_degraded=degraded)
+        return False
+    run.system(texts.fan_out_missing(stage.name), "fan_out")
+    run.visit(fan_out_rounds=rounds + 1)
+    run.ready()
+    return True
+
+
+# --- resolution ----------------------------------------------------------------------------------
+
+
+def resolve(run: "Run", outcome: Outcome | None) -> None:
+    ir, stage, visits = run.ir, run.stage, run.state.visits
+    if outcome is not None and outcome.kind == "error":
+        edge = first_edge(ir, stage, visits, "error") or first_edge(ir, stage, visits, "dead_end")
+        if edge is None:
+            fail(run, outcome.detail)
+            return
+        run.note("error_report", texts.error_note(stage.name, outcome.detail), "error")
+        take_edge(run, edge, gated=False)
+        return
+    if outcome is not None and outcome.kind == "max_iterations":
+        run.note("error_report", texts.cap_note(stage.name, stage.max_iterations or 0), "cap")
+        edge = first_edge(ir, stage, visits, "max_iterations")
+        if edge is not None:
+            take_edge(run, edge, gated=False)
+        else:
+            _normal(run, gated=False)
+        return
+    if outcome is not None and outcome.kind == "stuck":
+        edge = first_edge(ir, stage, visits, "stuck")
+        if edge is not None:
+            take_edge(run, edge, gated=False)
+        else:  # the escape hatch ran out since detection: carry on, never stuck again this visit
+            run.set(outcome=None)
+            run.ready()
+        return
+    _normal(run, gated=True)
+
+
+def _normal(run: "Run", *, gated: bool) -> None:
+    """Fall-through, terminal, dead end, the single edge, or a routing call."""
+    ir, stage = run.ir, run.stage
+    if stage.transitions is None:
+        following = ir.next_stage(stage)
+        if following is None:
+            _terminal(run)
+        else:
+            move(run, following.name, condition="fall_through", transform="direct")
+        return
+    choosable = [e for e in stage.transitions if e.is_normal and within_budget(ir, run.state.visits, e.target)]
+    if not choosable:
+        if any(e.is_normal for e in stage.transitions):
+            _dead_end(run)
+        else:
+            _terminal(run)
+        return
+    if len(choosable) == 1 and not stage.allow_complete:
+        take_edge(run, choosable[0], gated=gated)
+        return
+    run.set(phase="route", offer=tuple(e.target for e in choosable), requests=run.state.requests + 1, outcome=None)
+    run.emit(route_action(run))
+
+
+def _dead_end(run: "Run") -> None:
+    ir, stage, visits = run.ir, run.stage, run.state.visits
+    message = texts.dead_end(stage.name)
+    edge = first_edge(ir, stage, visits, "dead_end") or first_edge(ir, stage, visits, "error")
+    if edge is None:
+        fail(run, message)
+        return
+    run.note("error_report", texts.error_note(stage.name, message), "error")
+    take_edge(run, edge, gated=False)
+
+
+def _terminal(run: "Run") -> None:
+    owed = output_owed_anywhere(run.ir)
+    if owed and run.state.final_output is None:
+        fail(run, texts.missing_final_output(owed))
+    else:
+        complete(run, "terminal")
+
+
+def route_action(run: "Run") -> AskRoute:
+    stage = run.stage
+    hints = {e.target: e.hint for e in stage.edges()}
+    options = tuple(RouteOption(target, hints.get(target)) for target in run.state.offer)
+    return AskRoute(
+        stage=stage.name,
+        request=run.state.requests,
+        options=options,
+        prompt=routing_prompt(stage, options, stage.allow_complete),
+        allow_done=stage.allow_complete,
+        inject=run.state.inject,
+    )
+
+
+def routed(run: "Run", target: str | None) -> None:
+    """The routing answer was read: DONE completes (no owed-output check), a target is taken."""
+    if target is None:
+        complete(run, "done")
+        return
+    edge = next(e for e in run.stage.edges() if e.target == target)
+    take_edge(run, edge, gated=True)
+
+
+# --- taking an edge and ending the run ---------------------------------------------------------------
+
+
+def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
+    verdict = None
+    if gated and edge.gate is not None:
+        decision = decide(run.ir, run.stage, run.state, edge.gate)
+        if decision.verdict == BLOCK:
+            run.system(decision.message or "", "gate")
+            run.visit(gate_reentries=run.state.visit.gate_reentries + 1)
+            run.set(outcome=None)
+            run.ready()
+            return
+        verdict = "passed"
+        if decision.verdict == FORCED:
+            verdict = "forced"
+            run.flag(gates_forced=run.state.flags.gates_forced + 1)
+    clear, summarize = transform_effect(run.ir, run.stage, run.state, edge)
+    transform = "compact" if edge.transform == "summarize" else edge.transform
+    move(run, edge.target, condition=edge.condition, transform=transform, clear=clear, summarize=summarize, gate=verdict)
+
+
+def move(
+    run: "Run",
+    target: str,
+    *,
+    condition: str,
+    transform: str,
+    clear: tuple[str, ...] = (),
+    summarize: tuple[str, ...] = (),
+    gate: str | None = None,
+) -> None:
+    """Notes, then the transform, then entry; the new stage starts at READY."""
+    source = run.state.stage
+    notes = run.take_injections()
+    cleared = {name: EMPTY_REGION for name in clear if name in run.state.regions}
+    run.set(regions={**run.state.regions, **cleared})
+    run.enter(target)
+    run.set(status="active", reason=None, compact=summarize)
+    run.emit(
+        TakeEdge(
+            source=source,
+            target=target,
+            condition=condition,
+            transform=transform,
+            visit=run.state.visits[target],
+            clear=clear,
+            summarize=summarize,
+            gate=gate,
+            notes=notes,
+        )
+    )
+    run.ready()
+
+
+def fail_stage(run: "Run", message: str) -> None:
+    """An error inside the stage: the stage's own error edge may still catch it."""
+    run.set(status="error", reason=message)
+    end_stage(run, Outcome("error", message))
+
+
+def complete(run: "Run", via: str) -> None:
+    run.set(status="complete", phase="done", done_via=via, reason=None, offer=(), outcome=None)
+    run.emit(Complete(run.state.stage, via, flags_report(run.state), run.take_injections()))
+
+
+def fail(run: "Run", reason: str, status: str = "error") -> None:
+    run.set(status=status, phase="done", reason=reason, offer=(), outcome=None)
+    run.emit(Fail(run.state.stage, status, reason, flags_report(run.state), run.take_injections()))

@@ -1,0 +1,359 @@
+"""What a host tells the runner: typed events, and their native NDJSON form.
+
+Every event may carry `now` (seconds, any origin, as a number); it is the only way time
+enters the runner. An event without one happens at the last time the runner saw. Events
+that answer a request (`InferenceFinished`, `InferenceFailed`, `RoutingAnswer`) may carry
+the `request` number of the action they answer; one naming an older request is stale and
+ignored, one naming none answers whatever is outstanding.
+
+The native NDJSON form is one JSON object per line with an `"event"` key
+(`{"event": "routing", "reply": "review", "now": 12.0}`); `event_from_dict` reads it and
+returns None for anything it cannot read, never raising.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Union
+
+#: Tool-call outcomes. Anything a tool did not do counts as not done: only `ok` can modify.
+OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")
+#: Inference-failure kinds. The first four mean "this provider cannot serve us".
+FAILURE_KINDS: tuple[str, ...] = ("credits", "auth", "forbidden", "unreachable", "error")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One requested tool call and how it went (`result` is the tool's text, when known)."""
+
+    name: str
+    path: str | None = None
+    outcome: str = "ok"
+    result: str | None = None
+
+
+@dataclass(frozen=True)
+class InferenceFinished:
+    """A reply landed: tool calls (each with its outcome), or text only."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    now: float | None = None
+    request: int | None = None
+
+
+@dataclass(frozen=True)
+class InferenceFailed:
+    message: str = "inference failed"
+    kind: str = "error"
+    now: float | None = None
+    request: int | None = None
+
+
+@dataclass(frozen=True)
+class RoutingAnswer:
+    """The model's raw reply to a routing request."""
+
+    reply: str = ""
+    now: float | None = None
+    request: int | None = None
+
+
+@dataclass(frozen=True)
+class RegionChanged:
+    """A region's content as the host now sees it (`open_items`: checklist `(id, text)`)."""
+
+    region: str
+    hash: str = ""
+    entries: int = 0
+    open_items: tuple[tuple[str, str], ...] = ()
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passes; re-checks the stuck clock while an inference waits to be sent."""
+
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class ChildStarted:
+    child: str
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class ChildFinished:
+    child: str
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class WorkersFinished:
+    """Every fan-out worker is terminal: how many completed and how many failed."""
+
+    completed: int = 0
+    failed: int = 0
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class InteractionAnswered:
+    """A person's answer to an interaction point: an option index, or text; both None = no answer."""
+
+    answer: str | None = None
+    choice: int | None = None
+    edited: str | None = None
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class Paused:
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class Cancel:
+    now: float | None = None
+
+
+@dataclass(frozen=True)
+class WorkspaceLost:
+    now: float | None = None
+
+
+Event = Union[
+    InferenceFinished,
+    InferenceFailed,
+    RoutingAnswer,
+    RegionChanged,
+    Tick,
+    ChildStarted,
+    ChildFinished,
+    WorkersFinished,
+    InteractionAnswered,
+    Paused,
+    Resumed,
+    Cancel,
+    WorkspaceLost,
+]
+
+#: Native NDJSON name → event class.
+EVENT_NAMES: dict[str, type] = {
+    "inference": InferenceFinished,
+    "inference_failed": InferenceFailed,
+    "routing": RoutingAnswer,
+    "region": RegionChanged,
+    "tick": Tick,
+    "child_started": ChildStarted,
+    "child_finished": ChildFinished,
+    "workers_finished": WorkersFinished,
+    "interaction": InteractionAnswered,
+    "pause": Paused,
+    "resume": Resumed,
+    "cancel": Cancel,
+    "workspace_lost": WorkspaceLost,
+}
+_NAME_OF: dict[type, str] = {cls: name for name, cls in EVENT_NAMES.items()}
+
+
+def event_name(event: Event) -> str:
+    return _NAME_OF[type(event)]
+
+
+# --- reading plain data -----------------------------------------------------------------------
+
+
+def number(value: Any) -> float | None:
+    """A finite JSON number (never a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def whole(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def tool_call_from_dict(data: Any) -> ToolCall | None:
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return None
+    outcome = data.get("outcome", "ok")
+    return ToolCall(
+        name=data["name"],
+        path=text(data.get("path")),
+        outcome=outcome if outcome in OUTCOMES else "error",
+        result=text(data.get("result")),
+    )
+
+
+def _open_items(value: Any) -> tuple[tuple[str, str], ...]:
+    items: list[tuple[str, str]] = []
+    for item in value if isinstance(value, list) else ():
+        if isinstance(item, dict):
+            item_id, item_text = item.get("id"), item.get("text")
+        elif isinstance(item, list) and len(item) == 2:
+            item_id, item_text = item
+        else:
+            item_id, item_text = None, item
+        if isinstance(item_id, (str, int)) and not isinstance(item_id, bool):
+            item_id = str(item_id)
+        else:
+            item_id = str(len(items) + 1)
+        items.append((item_id, item_text if isinstance(item_text, str) else ""))
+    return tuple(items)
+
+
+def event_from_dict(data: Any) -> Event | None:
+    """Read one native event (`{"event": name, ...}`); None when it is not one."""
+    if not isinstance(data, dict):
+        return None
+    cls = EVENT_NAMES.get(data.get("event")) if isinstance(data.get("event"), str) else None
+    if cls is None:
+        return None
+    now = number(data.get("now"))
+    request = whole(data.get("request"))
+    if cls is InferenceFinished:
+        calls = data.get("tool_calls")
+        parsed = tuple(filter(None, map(tool_call_from_dict, calls if isinstance(calls, list) else ())))
+        return InferenceFinished(text=text(data.get("text")) or "", tool_calls=parsed, now=now, request=request)
+    if cls is InferenceFailed:
+        kind = data.get("kind", "error")
+        return InferenceFailed(
+            message=text(data.get("message")) or "inference failed",
+            kind=kind if kind in FAILURE_KINDS else "error",
+            now=now,
+            request=request,
+        )
+    if cls is RoutingAnswer:
+        return RoutingAnswer(reply=text(data.get("reply")) or "", now=now, request=request)
+    if cls is RegionChanged:
+        region = text(data.get("region"))
+        if not region:
+            return None
+        entries = whole(data.get("entries"))
+        return RegionChanged(
+            region=region,
+            hash=text(data.get("hash")) or "",
+            entries=max(entries, 0) if entries is not None else 0,
+            open_items=_open_items(data.get("open_items")),
+            now=now,
+        )
+    if cls in (ChildStarted, ChildFinished):
+        child = data.get("child")
+        if isinstance(child, int) and not isinstance(child, bool):
+            child = str(child)
+        return cls(child=child, now=now) if isinstance(child, str) else None
+    if cls is WorkersFinished:
+        completed, failed = whole(data.get("completed")), whole(data.get("failed"))
+        return WorkersFinished(completed=max(completed or 0, 0), failed=max(failed or 0, 0), now=now)
+    if cls is InteractionAnswered:
+        return InteractionAnswered(
+            answer=text(data.get("answer")),
+            choice=whole(data.get("choice")),
+            edited=text(data.get("edited")),
+            now=now,
+        )
+    return cls(now=now)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The native NDJSON object of an event (fields at their defaults are left out)."""
+    out: dict[str, Any] = {"event": event_name(event)}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if value is None or value == f.default or (value == () and f.name in ("tool_calls", "open_items")):
+            continue
+        if f.name == "tool_calls":
+            value = [_call_to_dict(c) for c in value if isinstance(c, ToolCall)]
+        elif f.name == "open_items":
+            value = [list(item) for item in value if isinstance(item, (tuple, list))]
+        out[f.name] = value
+    return out
+
+
+def sanitize(event: Any) -> Event | None:
+    """The event as its native form reads back: wrong-typed fields take their defaults."""
+    if type(event) not in _NAME_OF:
+        return None
+    if _well_formed(event):
+        return event
+    try:
+        return event_from_dict(event_to_dict(event))
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def _opt_str(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _opt_whole(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+def _opt_number(value: Any) -> bool:
+    return value is None or ((type(value) is int or type(value) is float) and math.isfinite(value))
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _calls(value: Any) -> bool:
+    return type(value) is tuple and all(
+        type(c) is ToolCall and type(c.name) is str and _opt_str(c.path) and c.outcome in OUTCOMES and _opt_str(c.result)
+        for c in value
+    )
+
+
+def _items(value: Any) -> bool:
+    return type(value) is tuple and all(
+        type(i) is tuple and len(i) == 2 and type(i[0]) is str and type(i[1]) is str for i in value
+    )
+
+
+#: Per event class, a check of every field; an event that passes them all is used as it is.
+_FIELD_CHECKS: dict[type, dict[str, Any]] = {
+    InferenceFinished: {"text": _is_str, "tool_calls": _calls, "request": _opt_whole},
+    InferenceFailed: {"message": _is_str, "kind": lambda v: v in FAILURE_KINDS, "request": _opt_whole},
+    RoutingAnswer: {"reply": _is_str, "request": _opt_whole},
+    RegionChanged: {"region": lambda v: type(v) is str and bool(v), "hash": _is_str, "entries": _count, "open_items": _items},
+    ChildStarted: {"child": _is_str},
+    ChildFinished: {"child": _is_str},
+    WorkersFinished: {"completed": _count, "failed": _count},
+    InteractionAnswered: {"answer": _opt_str, "choice": _opt_whole, "edited": _opt_str},
+}
+
+
+def _well_formed(event: Any) -> bool:
+    if not _opt_number(event.now):
+        return False
+    return all(check(getattr(event, name)) for name, check in _FIELD_CHECKS.get(type(event), {}).items())
+
+
+def _call_to_dict(call: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": call.name}
+    if call.path is not None:
+        out["path"] = call.path
+    out["outcome"] = call.outcome
+    if call.result is not None:
+        out["result"] = call.result
+    return out

@@ -1,0 +1,278 @@
+"""The runner's API: `start`, `step` and `next_actions`. Sans-I/O: no clock, no threads, no files.
+
+    state, actions = start(ir, now=0.0)
+    state, actions = step(ir, state, InferenceFinished(text="done", now=3.5))
+
+`step` never mutates its arguments and never raises on an odd event: an event of the wrong
+kind for the current phase, or answering an older request, is ignored (the state comes back
+unchanged and no action is emitted). A state from another blueprint raises `RunnerError`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+from ..ir.model import Blueprint, NudgeConfig
+from . import ending, interaction, replies, texts
+from .actions import Action, AwaitChildren, AwaitWorkers, Complete, Fail
+from .events import (
+    Cancel,
+    ChildFinished,
+    ChildStarted,
+    Event,
+    InferenceFailed,
+    InferenceFinished,
+    InteractionAnswered,
+    Paused,
+    RegionChanged,
+    Resumed,
+    RoutingAnswer,
+    Tick,
+    WorkersFinished,
+    WorkspaceLost,
+    number,
+    sanitize,
+)
+from .policy import no_output_tools
+from .routing import match_reply
+from .run import Run, RunnerError
+from .state import Flags, RegionSnapshot, RunState, flags_report
+
+#: Answers that wait while a run is paused, and are replayed on resume.
+PARKED_EVENTS = (InferenceFinished, InferenceFailed, RoutingAnswer, InteractionAnswered, WorkersFinished)
+
+Regions = Mapping[str, RegionSnapshot] | Iterable[RegionChanged]
+
+
+def start(
+    ir: Blueprint,
+    now: float = 0,
+    *,
+    regions: Regions | None = None,
+    global_nudge: NudgeConfig | None = None,
+    unattended: bool = False,
+) -> tuple[RunState, tuple[Action, ...]]:
+    """A new run in the entry stage (`entry_stage`, else the first), asking for its first inference.
+
+    `regions`: the context as the host seeded it. When given, the entry stage's first visit
+    gets revision baselines like every later visit. `global_nudge`: the host's own nudge
+    layer, below the stage's and the agent's. `unattended`: approve `auto_approve`
+    interaction points without asking.
+    """
+    clock = number(now)
+    clock = 0 if clock is None else clock
+    if not ir.stages:
+        state = RunState(stage="", status="error", phase="done", clock=clock, reason="the blueprint has no stages")
+        return state, (Fail("", "error", state.reason or "", flags_report(state)),)
+    entry = ir.entry
+    state = RunState(
+        stage=entry,
+        clock=clock,
+        visits={entry: 1},
+        flags=Flags(no_output_tools=no_output_tools(ir)),
+        regions=_snapshots(regions),
+        unattended=bool(unattended),
+        global_nudge=global_nudge if isinstance(global_nudge, NudgeConfig) else None,
+    )
+    run = Run(ir, state)
+    if regions is not None:
+        run.visit(entry_digests=run.entry_digests(run.stage))
+    run.ready()
+    return run.state, tuple(run.actions)
+
+
+def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[Action, ...]]:
+    """Apply one event; return the new state and the actions it calls for, in order."""
+    clean = sanitize(event)
+    if clean is None or state.terminal:
+        return state, ()
+    if ir.stage(state.stage) is None:
+        raise RunnerError(f"the run is in stage '{state.stage}', which this blueprint does not have")
+    run = Run(ir, state)
+    if clean.now is not None and clean.now > state.clock:
+        run.set(clock=clean.now)
+    _dispatch(run, clean)
+    return run.state, tuple(run.actions)
+
+
+def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
+    """What the run is waiting on now (the outstanding request or wait), or how it ended."""
+    if state.status == "complete":
+        return (Complete(state.stage, state.done_via or "terminal", flags_report(state)),)
+    if state.terminal:
+        return (Fail(state.stage, state.status, state.reason or state.status, flags_report(state)),)
+    if state.status == "paused":
+        return ()
+    run = Run(ir, state)
+    if state.phase == "infer":
+        return (run.inference_action(),)
+    if state.phase == "route":
+        return (ending.route_action(run),)
+    if state.phase == "interact":
+        return (interaction.interaction_action(run),)
+    if state.phase == "children":
+        return (AwaitChildren(state.stage, state.children),)
+    if state.phase == "workers":
+        return (AwaitWorkers(state.stage),)
+    return ()
+
+
+# --- events ---------------------------------------------------------------------------------------
+
+
+def _dispatch(run: Run, event: Event) -> None:
+    state = run.state
+    if state.status == "paused" and isinstance(event, PARKED_EVENTS):
+        run.set(parked=state.parked + (event,))
+        return
+    _HANDLERS[type(event)](run, event)
+
+
+def _stale(run: Run, request: int | None) -> bool:
+    return request is not None and request != run.state.requests
+
+
+def _on_inference(run: Run, event: InferenceFinished) -> None:
+    if run.state.phase == "route":  # a plain agent stream answers a routing request as a reply
+        _on_routing(run, RoutingAnswer(reply=event.text, now=event.now, request=event.request))
+    elif run.state.phase == "infer" and not _stale(run, event.request):
+        replies.finished(run, event)
+
+
+def _on_failure(run: Run, event: InferenceFailed) -> None:
+    if _stale(run, event.request):
+        return
+    if run.state.phase == "route":
+        run.set(inject=(), offer=())
+        ending.fail_stage(run, event.message)
+    elif run.state.phase == "infer":
+        replies.failed(run, event)
+
+
+def _on_routing(run: Run, event: RoutingAnswer) -> None:
+    if run.state.phase != "route" or _stale(run, event.request):
+        return
+    target = match_reply(event.reply, run.state.offer, run.stage.allow_complete)
+    run.set(inject=(), offer=())
+    ending.routed(run, target)
+
+
+def _on_region(run: Run, event: RegionChanged) -> None:
+    snapshot = RegionSnapshot(hash=event.hash, entries=event.entries, open_items=event.open_items)
+    run.set(regions={**run.state.regions, event.region: snapshot})
+
+
+def _on_tick(run: Run, event: Tick) -> None:
+    """Only the stuck clock can change with time alone, and only before an inference is sent."""
+    if run.state.status == "active" and run.state.phase == "infer":
+        pending = run.state.inject, run.state.compact
+        run.set(inject=(), compact=())
+        if not run.check_stuck():
+            run.set(inject=pending[0], compact=pending[1])
+
+
+def _on_child_started(run: Run, event: ChildStarted) -> None:
+    if event.child not in run.state.children:
+        run.set(children=run.state.children + (event.child,))
+
+
+def _on_child_finished(run: Run, event: ChildFinished) -> None:
+    run.set(children=tuple(c for c in run.state.children if c != event.child))
+    _children_done(run)
+
+
+def _children_done(run: Run) -> None:
+    state = run.state
+    if state.phase == "children" and state.status == "waiting" and not state.children:
+        run.set(status="active", outcome=None)
+        ending.after_children(run, state.outcome)
+
+
+def _on_workers(run: Run, event: WorkersFinished) -> None:
+    if run.state.phase != "workers":
+        return
+    run.set(status="active")
+    stage = run.stage
+    config = stage.fan_out
+    if event.failed > 0 and config is not None and config.on_worker_failure == "fail_all":
+        ending.fail_stage(run, texts.workers_failed(event.failed))
+    elif stage.mode != "fan_out":  # a fan_out tool call from an ordinary stage: the stage goes on
+        run.ready()
+    elif config is not None and config.merge_stage and run.ir.stage(config.merge_stage) is not None:
+        ending.move(run, config.merge_stage, condition="merge", transform="direct")
+    else:
+        ending.end_stage(run, None)
+
+
+def _on_interaction(run: Run, event: InteractionAnswered) -> None:
+    if run.state.phase == "interact":
+        interaction.answered(run, event)
+
+
+def _on_pause(run: Run, event: Paused) -> None:
+    if run.state.status in ("active", "waiting"):
+        run.set(resume_status=run.state.status, status="paused")
+
+
+def _on_resume(run: Run, event: Resumed) -> None:
+    state = run.state
+    if state.status != "paused":
+        return
+    run.set(status=state.resume_status or "active", resume_status=None, parked=())
+    for parked in state.parked:
+        if run.state.terminal or run.state.status == "paused":
+            run.set(parked=run.state.parked + (parked,))
+            continue
+        _dispatch(run, parked)
+    if run.actions or run.state.terminal or run.state.status == "paused":
+        return
+    if run.state.phase == "ready":
+        run.ready()
+    elif run.state.phase == "children" and not run.state.children:
+        _children_done(run)
+    else:
+        run.actions.extend(next_actions(run.ir, run.state))
+
+
+def _on_cancel(run: Run, event: Cancel) -> None:
+    ending.fail(run, "cancelled", status="cancelled")
+
+
+def _on_workspace_lost(run: Run, event: WorkspaceLost) -> None:
+    run.flag(workspace_lost=True)
+    if run.state.status == "active" and run.state.phase == "infer":
+        run.set(inject=(), compact=())
+        ending.fail_stage(run, texts.workspace_lost())
+
+
+_HANDLERS: dict[type, Callable[[Run, Event], None]] = {
+    InferenceFinished: _on_inference,
+    InferenceFailed: _on_failure,
+    RoutingAnswer: _on_routing,
+    RegionChanged: _on_region,
+    Tick: _on_tick,
+    ChildStarted: _on_child_started,
+    ChildFinished: _on_child_finished,
+    WorkersFinished: _on_workers,
+    InteractionAnswered: _on_interaction,
+    Paused: _on_pause,
+    Resumed: _on_resume,
+    Cancel: _on_cancel,
+    WorkspaceLost: _on_workspace_lost,
+}
+
+
+def _snapshots(regions: Regions | None) -> dict[str, RegionSnapshot]:
+    if regions is None:
+        return {}
+    if isinstance(regions, Mapping):
+        return {k: v for k, v in regions.items() if isinstance(k, str) and isinstance(v, RegionSnapshot)}
+    out: dict[str, RegionSnapshot] = {}
+    for item in regions:
+        event = sanitize(item)
+        if isinstance(event, RegionChanged):
+            out[event.region] = RegionSnapshot(event.hash, event.entries, event.open_items)
+    return out
+
+
+__all__ = ["RunnerError", "next_actions", "start", "step"]

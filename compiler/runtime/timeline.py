@@ -1,0 +1,265 @@
+"""Replay recorded events through the runner and describe what happened, for people or JSON.
+
+`replay` is the simplest possible host: it starts a run at the time of the first event and
+feeds every event in order, keeping each step. `render_text` turns that trace into a readable
+timeline (stage visits, inferences, nudges, gates held or forced, stuck interrupts, routing,
+edges with their transforms, the outcome and flags); `render_json` gives the same as data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
+
+from ..ir.model import Blueprint
+from .actions import (
+    Action,
+    AskInteraction,
+    AskRoute,
+    AwaitChildren,
+    AwaitWorkers,
+    Complete,
+    Fail,
+    RunInference,
+    TakeEdge,
+    action_to_dict,
+)
+from .events import (
+    ChildFinished,
+    ChildStarted,
+    Event,
+    InferenceFailed,
+    InferenceFinished,
+    InteractionAnswered,
+    RegionChanged,
+    RoutingAnswer,
+    WorkersFinished,
+    event_name,
+    event_to_dict,
+)
+from .machine import next_actions, start, step
+from .state import Injection, RunState, flags_report
+
+#: Injection kinds as the timeline names them.
+KIND_LABELS = {
+    "nudge": "nudge",
+    "gate": "gate held",
+    "required_region": "required region",
+    "required_output": "output owed",
+    "fan_out": "fan-out owed",
+    "stuck": "stuck",
+    "error": "error note",
+    "cap": "iteration cap",
+    "split": "split degraded",
+    "interaction": "answer",
+}
+TEXT_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event (None for the start) and what it did."""
+
+    event: Event | None
+    actions: tuple[Action, ...]
+    before: RunState | None
+    after: RunState
+
+
+@dataclass
+class Trace:
+    blueprint: str
+    entries: list[Entry] = field(default_factory=list)
+    skipped: int = 0
+    #: Events that arrived after the run had ended.
+    unused: int = 0
+
+    @property
+    def state(self) -> RunState:
+        return self.entries[-1].after
+
+    @property
+    def finished(self) -> bool:
+        return self.state.terminal
+
+
+def replay(ir: Blueprint, events: Iterable[Event], *, skipped: int = 0, **options: Any) -> Trace:
+    events = list(events)
+    first = next((e.now for e in events if getattr(e, "now", None) is not None), 0)
+    state, actions = start(ir, first, **options)
+    trace = Trace(ir.name, [Entry(None, actions, None, state)], skipped=skipped)
+    for event in events:
+        if state.terminal:
+            trace.unused += 1
+            continue
+        before = state
+        state, actions = step(ir, state, event)
+        trace.entries.append(Entry(event, actions, before, state))
+    return trace
+
+
+# --- text -----------------------------------------------------------------------------------------------
+
+
+def render_text(ir: Blueprint, trace: Trace) -> str:
+    origin = trace.entries[0].after.clock
+    lines = [f"run of '{trace.blueprint}' from stage '{trace.entries[0].after.stage}'"]
+    for entry in trace.entries:
+        stamp = f"{entry.after.clock - origin:8.1f}s  "
+        pad = " " * len(stamp)
+        if entry.event is None:
+            lines.append(f"{stamp}start in '{entry.after.stage}' (visit 1)")
+        else:
+            lines.append(stamp + describe_event(entry.event) + _ignored(entry))
+        for action in entry.actions:
+            lines.extend(pad + line for line in describe_action(action))
+    lines.append("")
+    lines.extend(_summary(ir, trace))
+    return "\n".join(lines) + "\n"
+
+
+def _ignored(entry: Entry) -> str:
+    quiet = isinstance(entry.event, (RegionChanged, ChildStarted)) or entry.after.status == "paused"
+    unchanged = entry.before is not None and replace(entry.after, clock=entry.before.clock) == entry.before
+    return "  (ignored)" if unchanged and not entry.actions and not quiet else ""
+
+
+def _short(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def describe_event(event: Event) -> str:
+    if isinstance(event, InferenceFinished):
+        if not event.tool_calls:
+            return f'reply: text "{_short(event.text)}"'
+        calls = ", ".join(
+            f"{c.name}{' ' + c.path if c.path else ''} {c.outcome}" for c in event.tool_calls
+        )
+        return f"reply: {len(event.tool_calls)} tool call{'s' if len(event.tool_calls) != 1 else ''}: {calls}"
+    if isinstance(event, InferenceFailed):
+        return f"inference failed ({event.kind}): {_short(event.message)}"
+    if isinstance(event, RoutingAnswer):
+        return f'routing answer: "{_short(event.reply)}"'
+    if isinstance(event, RegionChanged):
+        open_items = f", {len(event.open_items)} open" if event.open_items else ""
+        return f"region '{event.region}': {event.entries} entr{'y' if event.entries == 1 else 'ies'}{open_items}"
+    if isinstance(event, (ChildStarted, ChildFinished)):
+        return f"child '{event.child}' {'started' if isinstance(event, ChildStarted) else 'finished'}"
+    if isinstance(event, WorkersFinished):
+        return f"fan-out workers finished: {event.completed} completed, {event.failed} failed"
+    if isinstance(event, InteractionAnswered):
+        answer = event.answer if event.choice is None else f"option {event.choice}"
+        return f'interaction answered: "{_short(answer or "")}"'
+    return event_name(event).replace("_", " ")
+
+
+def _injection(item: Injection) -> str:
+    label = KIND_LABELS.get(item.kind, item.kind)
+    return f"  + {label} → {item.region}: {_short(item.text, TEXT_WIDTH - 30)}"
+
+
+def describe_action(action: Action) -> list[str]:
+    if isinstance(action, RunInference):
+        head = f"→ infer '{action.stage}' turn {action.turn} (visit {action.visit}, request {action.request})"
+        extra = [f"  summarize first: {', '.join(action.summarize)}"] if action.summarize else []
+        return [head, *extra, *map(_injection, action.inject)]
+    if isinstance(action, AskRoute):
+        options = ", ".join(o.target for o in action.options)
+        done = ", or DONE" if action.allow_done else ""
+        return [f"→ route from '{action.stage}': {options}{done}", *map(_injection, action.inject)]
+    if isinstance(action, AskInteraction):
+        return [
+            f"→ ask '{action.point}' (round {action.round}): {_short(action.prompt)}",
+            *map(_injection, action.inject),
+        ]
+    if isinstance(action, AwaitChildren):
+        return [f"→ wait for children: {', '.join(action.children)}"]
+    if isinstance(action, AwaitWorkers):
+        return [f"→ wait for the fan-out workers of '{action.stage}'"]
+    if isinstance(action, TakeEdge):
+        return _edge_lines(action)
+    if isinstance(action, Complete):
+        return [*map(_injection, action.notes), f"✓ complete in '{action.stage}' ({action.via})"]
+    if isinstance(action, Fail):
+        return [*map(_injection, action.notes), f"✗ {action.status} in '{action.stage}': {action.reason}"]
+    return [repr(action)]
+
+
+def _edge_lines(edge: TakeEdge) -> list[str]:
+    parts = [edge.condition.replace("_", "-")]
+    if edge.transform != "direct":
+        parts.append(f"transform {edge.transform}")
+    if edge.gate:
+        parts.append(f"gate {edge.gate}")
+    lines = [*map(_injection, edge.notes), f"edge {edge.source} → {edge.target} ({', '.join(parts)})"]
+    if edge.clear:
+        lines.append(f"  cleared: {', '.join(edge.clear)}")
+    if edge.summarize:
+        lines.append(f"  to summarize: {', '.join(edge.summarize)}")
+    lines.append(f"enter '{edge.target}' (visit {edge.visit})")
+    return lines
+
+
+def _summary(ir: Blueprint, trace: Trace) -> list[str]:
+    state = trace.state
+    if state.status == "complete":
+        head = f"result: complete ({state.done_via}) in stage '{state.stage}'"
+    elif state.terminal:
+        head = f"result: {state.status} in stage '{state.stage}': {state.reason}"
+    else:
+        waiting = next_actions(ir, state)
+        what = describe_action(waiting[0])[0].lstrip("→ ") if waiting else f"a resume ({state.status})"
+        head = f"result: unfinished: the events ran out while the run waited ({what})"
+    visits = ", ".join(f"{name}={n}" for name, n in state.visits.items())
+    lines = [head, f"  inferences: {state.iteration} · visits: {visits}"]
+    shown = {k: v for k, v in flags_report(state).items() if v not in (0, False, [], ())}
+    if shown:
+        lines.append("  flags: " + ", ".join(f"{k}={_flag(v)}" for k, v in shown.items()))
+    if trace.skipped:
+        lines.append(f"  skipped {trace.skipped} unreadable line{'s' if trace.skipped != 1 else ''}")
+    if trace.unused:
+        lines.append(f"  {trace.unused} event{'s' if trace.unused != 1 else ''} after the end went unused")
+    return lines
+
+
+def _flag(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+# --- JSON -----------------------------------------------------------------------------------------------------
+
+
+def render_json(ir: Blueprint, trace: Trace) -> str:
+    state = trace.state
+    result: dict[str, Any] = {
+        "status": state.status,
+        "finished": trace.finished,
+        "stage": state.stage,
+        "via": state.done_via,
+        "reason": state.reason,
+        "inferences": state.iteration,
+        "visits": state.visits,
+        "flags": flags_report(state),
+        "waiting": [action_to_dict(a) for a in next_actions(ir, state)] if not trace.finished else [],
+    }
+    document = {
+        "blueprint": trace.blueprint,
+        "skipped_lines": trace.skipped,
+        "unused_events": trace.unused,
+        "steps": [
+            {
+                "event": event_to_dict(e.event) if e.event is not None else None,
+                "clock": e.after.clock,
+                "stage": e.after.stage,
+                "status": e.after.status,
+                "actions": [action_to_dict(a) for a in e.actions],
+            }
+            for e in trace.entries
+        ],
+        "result": result,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
