@@ -366,4 +366,4 @@ def test_documented_examples_show_the_rule(rule):
     """The example in a rule's documentation fires it; the fixed example is clean."""
     assert rule.code in structure_codes(rule.example)
     assert rule.example_fixed is not None
-    assert run(rule.example_fixed).diagnostics == ()
+    assert run(rule.example_fixed, settings=STRUCTURE).diagnostics == ()

@@ -43,6 +43,8 @@ REPORTERS: dict[str, ReporterSpec] = {
         "compiler.render.text:report", "one block per finding with the source line, then a summary", human=True
     ),
     "json": ReporterSpec("compiler.render.json:report", "one JSON document (schemas/report.schema.json)"),
+    "sarif": ReporterSpec("compiler.render.sarif:report", "SARIF 2.1.0, for GitHub code scanning and SARIF viewers"),
+    "github": ReporterSpec("compiler.render.github:report", "GitHub Actions annotations, one line per finding"),
 }
 
 

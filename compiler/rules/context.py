@@ -43,10 +43,10 @@ class RuleContext:
         return PositionIndex(self.source.text, self.source.lines)
 
     @cached_property
-    def graph(self):  # -> networkx.DiGraph; imported lazily (heavy)
-        from ..graph.build import build_graph
+    def graph(self):  # -> compiler.graph.StageGraph (standard library only; never networkx)
+        from ..graph.model import StageGraph
 
-        return build_graph(self.blueprint)
+        return StageGraph.from_blueprint(self.blueprint)
 
     def raw(self, path: KeyPath, default: Any = MISSING) -> Any:
         """The value the document holds at `path`, or `default` when it has none."""

@@ -30,6 +30,7 @@ RULE_MODULES: tuple[str, ...] = (
     "compiler.rules.builtin",
     "compiler.schema.rules",
     "compiler.rules.structure",
+    "compiler.rules.lint",
     "compiler.suppress",
 )
 

@@ -1,0 +1,23 @@
+"""Lint rules: checks over a blueprint that Leviath accepts but that make runs misbehave.
+
+Importing this package registers every lint check (one module per family of checks).
+"""
+
+from . import budgets, escapes, graph
+from . import declarations, deliverables, gates, outputs, placeholders, security, seeds, spawn, tool_policies, tools
+
+__all__ = [
+    "budgets",
+    "declarations",
+    "deliverables",
+    "escapes",
+    "gates",
+    "graph",
+    "outputs",
+    "placeholders",
+    "security",
+    "seeds",
+    "spawn",
+    "tool_policies",
+    "tools",
+]

@@ -1,0 +1,270 @@
+"""Budget lints: edges and thresholds that the runner's caps and budgets make dead.
+
+Each finds an edge or a stuck threshold the author wrote as a safety net that never fires
+at run time, because an iteration cap, a revisit budget or an earlier edge always decides
+first (runner.md §2.1, §3.2, §4.2). The run then behaves as if the net were not there.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...diagnostics import Diagnostic
+from ...graph import run_edge
+from ...ir.model import Stage
+from ..common import edge_path, edges
+from ..context import RuleContext
+from ..registry import check, define
+from .snippets import stage as declared
+
+FAMILY = "lint"
+#: Conditions of which the runtime takes only the first edge whose target is within budget.
+CONDITIONED = ("error", "dead_end", "max_iterations", "stuck")
+
+
+def _blueprint(*blocks: str) -> str:
+    """A rule example: blocks of TOML separated by blank lines."""
+    return "\n\n".join(blocks) + "\n"
+
+
+define(
+    "stuck-threshold-after-cap",
+    severity="warning",
+    family=FAMILY,
+    summary="`stuck_after_iterations` is at or above the stage's `max_iterations`, so it never trips.",
+    rationale=(
+        "Before each inference the runner checks the iteration cap first and stuck detection "
+        "second. With `stuck_after_iterations` ≥ `max_iterations` the cap ends the stage on "
+        "the very turn the threshold would have tripped, so the stuck edge (with its report "
+        "and its recovery stage) never fires on that count, and a churning stage is cut off "
+        "by the cap instead. Fan-out stages are exempt: the cap does not apply to them."
+    ),
+    example=_blueprint(
+        declared("implement"),
+        "[stages.implement.transitions.review]",
+        '[stages.implement.transitions.rethink]\ncondition = "stuck"\nstuck_after_iterations = 20',
+        declared("rethink"),
+        "[stages.rethink.transitions]",
+        declared("review"),
+        "[stages.review.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("implement"),
+        "[stages.implement.transitions.review]",
+        '[stages.implement.transitions.rethink]\ncondition = "stuck"\nstuck_after_iterations = 15',
+        declared("rethink"),
+        "[stages.rethink.transitions]",
+        declared("review"),
+        "[stages.review.transitions]",
+    ),
+    fix="set stuck_after_iterations below max_iterations, or raise max_iterations",
+)
+
+define(
+    "max-iterations-edge-without-cap",
+    severity="warning",
+    family=FAMILY,
+    summary='An edge with `condition = "max_iterations"` leaves a stage that has no iteration cap.',
+    rationale=(
+        "A `max_iterations` edge is taken when the stage hits its `max_iterations` cap. A "
+        "stage without a cap (unset or 0), or a fan-out stage (the cap never applies to "
+        "them), never hits it, so the edge is never taken and a stage that keeps working is "
+        "never handed to the stage meant to take over."
+    ),
+    example=_blueprint(
+        declared("research", max_iterations=0),
+        "[stages.research.transitions.write]",
+        '[stages.research.transitions.summarize]\ncondition = "max_iterations"',
+        declared("summarize"),
+        "[stages.summarize.transitions]",
+        declared("write"),
+        "[stages.write.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("research"),
+        "[stages.research.transitions.write]",
+        '[stages.research.transitions.summarize]\ncondition = "max_iterations"',
+        declared("summarize"),
+        "[stages.summarize.transitions]",
+        declared("write"),
+        "[stages.write.transitions]",
+    ),
+    fix="set max_iterations on the stage, or remove the edge",
+    differs=(
+        "Leviath's daemon gives a stage without max_iterations a default cap of 50, so there "
+        "the edge fires after 50 turns; our runner, like Leviath's bare runtime, sets no cap."
+    ),
+)
+
+define(
+    "edge-target-always-spent",
+    severity="warning",
+    family=FAMILY,
+    summary="An edge leads to a stage with `max_revisits = 0` that every run has already entered.",
+    rationale=(
+        "A transition is refused once its target has been entered more than `max_revisits` "
+        "times, and `max_revisits = 0` allows a single visit. When every path from the entry "
+        "to this edge's stage passes through the target (or the target is the stage itself, "
+        "or the entry), that visit is spent before the edge could fire, so the edge is never "
+        "taken: a review that 'sends the plan back' never does, and a stuck or error edge "
+        "gives no recovery (a stuck edge whose target is spent is not even watched)."
+    ),
+    example=_blueprint(
+        declared("plan", "max_revisits = 0"),
+        "[stages.plan.transitions.review]",
+        declared("review"),
+        '[stages.review.transitions.plan]\nhint = "the plan needs work"',
+        '[stages.review.transitions.done]\nhint = "approved"',
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("plan", "max_revisits = 2"),
+        "[stages.plan.transitions.review]",
+        declared("review"),
+        '[stages.review.transitions.plan]\nhint = "the plan needs work"',
+        '[stages.review.transitions.done]\nhint = "approved"',
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    fix="raise max_revisits on the target (0 allows no re-entry), or remove the edge",
+)
+
+define(
+    "shadowed-edge",
+    severity="warning",
+    family=FAMILY,
+    summary="A conditioned edge is never taken: an earlier edge with the same condition always wins.",
+    rationale=(
+        "For an error, dead end, iteration cap or stuck interrupt the runner takes the first "
+        "edge of that condition whose target is within its revisit budget. When an earlier "
+        "one leads to a stage without `max_revisits`, it is always available, so every later "
+        "edge with the same condition is dead; for `stuck` edges their thresholds are never "
+        "even evaluated. The author's second recovery path, or second stuck watch, does not "
+        "exist."
+    ),
+    example=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.done]",
+        '[stages.work.transitions.retry]\ncondition = "error"',
+        '[stages.work.transitions.report]\ncondition = "error"',
+        declared("retry"),
+        "[stages.retry.transitions]",
+        declared("report"),
+        "[stages.report.transitions]",
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.done]",
+        '[stages.work.transitions.report]\ncondition = "error"',
+        declared("report"),
+        "[stages.report.transitions]",
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    fix="keep one edge per condition, or cap the earlier target with max_revisits so this one takes over",
+    differs=(
+        "Leviath's runtime keeps edges in a hash map, so which of two such edges it takes is "
+        "random per process; we take the first in declaration order."
+    ),
+)
+
+
+@check("stuck-threshold-after-cap", family=FAMILY)
+def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for stage, edge in edges(ctx):
+        stuck, cap = edge.stuck, stage.max_iterations
+        if edge.condition != "stuck" or stuck is None or stuck.iterations is None:
+            continue
+        if stage.mode == "fan_out" or not cap or stuck.iterations < cap:
+            continue
+        others = any(v is not None for v in (stuck.minutes, stuck.same_file_edits, stuck.tool_calls))
+        tail = "" if others else ", and it is the edge's only threshold, so the edge never fires"
+        yield ctx.report(
+            "stuck-threshold-after-cap",
+            f"stuck_after_iterations = {stuck.iterations} on the stuck transition from '{stage.name}' to "
+            f"'{edge.target}' never trips: stage '{stage.name}' stops at max_iterations = {cap} first "
+            f"(the cap is checked before stuck detection){tail}",
+            edge_path(stage.name, edge.target) + ("stuck_after_iterations",),
+            fix=f"set stuck_after_iterations below {cap}, or raise max_iterations",
+        )
+
+
+@check("max-iterations-edge-without-cap", family=FAMILY)
+def check_uncapped_max_iterations_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for stage, edge in edges(ctx):
+        if edge.condition != "max_iterations":
+            continue
+        if stage.mode == "fan_out":
+            why = "fan-out stages are never capped"
+        elif stage.max_iterations is None:
+            why = f"stage '{stage.name}' sets no max_iterations, so no cap ever ends it"
+        elif stage.max_iterations == 0:
+            why = f"stage '{stage.name}' has max_iterations = 0, which means no cap"
+        else:
+            continue
+        yield ctx.report(
+            "max-iterations-edge-without-cap",
+            f"the max_iterations transition from '{stage.name}' to '{edge.target}' is never taken: {why}",
+            edge_path(stage.name, edge.target),
+        )
+
+
+@check("edge-target-always-spent", family=FAMILY)
+def check_spent_targets(ctx: RuleContext) -> Iterator[Diagnostic]:
+    graph = ctx.graph
+    single_visit = {node.name for node in graph.nodes if node.stage.max_revisits == 0}
+    if not single_visit:
+        return
+    dominators = graph.dominators(run_edge)
+    for stage, edge in edges(ctx):
+        if edge.target not in single_visit or not dominators.dominates(edge.target, stage.name):
+            continue
+        what = f"the {edge.condition} transition from '{stage.name}' to '{edge.target}' is never taken"
+        if edge.target == stage.name:
+            why = f"'{stage.name}' has max_revisits = 0, so it can never be re-entered"
+        elif edge.target == graph.entry:
+            why = f"'{edge.target}' has max_revisits = 0 and, as the entry stage, has had its one visit"
+        else:
+            why = (
+                f"'{edge.target}' has max_revisits = 0 and every run reaches '{stage.name}' through it, "
+                "so its one visit is already spent"
+            )
+        if edge.condition == "stuck":
+            why += f" (stuck detection in '{stage.name}' does not even watch an edge whose target is spent)"
+        yield ctx.report(
+            "edge-target-always-spent",
+            f"{what}: {why}",
+            edge_path(stage.name, edge.target),
+            fix=f"raise max_revisits on '{edge.target}' (0 allows no re-entry), or remove the transition",
+        )
+
+
+def _always_open(ctx: RuleContext, stage: Stage, condition: str):
+    """The first edge of `condition` whose target exists and has no max_revisits."""
+    for edge in stage.edges(condition):
+        target = ctx.blueprint.stage(edge.target)
+        if target is not None and target.max_revisits is None:
+            return edge
+    return None
+
+
+@check("shadowed-edge", family=FAMILY)
+def check_shadowed_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for stage in ctx.blueprint.stages:
+        for condition in CONDITIONED:
+            winner = _always_open(ctx, stage, condition)
+            if winner is None:
+                continue
+            later = stage.edges(condition)
+            for edge in later[later.index(winner) + 1 :]:
+                tail = ", and its thresholds are never evaluated" if condition == "stuck" else ""
+                yield ctx.report(
+                    "shadowed-edge",
+                    f"the {condition} transition from '{stage.name}' to '{edge.target}' is never taken: "
+                    f"the {condition} transition to '{winner.target}' comes first and is always available "
+                    f"('{winner.target}' has no max_revisits){tail}",
+                    edge_path(stage.name, edge.target),
+                )

@@ -1,0 +1,183 @@
+"""Settings a stage leaves to a default: its mode, its model, its iteration cap; and a model
+block written where nothing reads it."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ...diagnostics import Diagnostic
+from ...ir.build_values import is_int
+from ..common import header, raw_table, stage_path
+from ..context import RuleContext
+from ..registry import check, define
+from .snippets import MODEL
+from .snippets import stage as stage_example
+
+FAMILY = "lint"
+
+define(
+    "stage-missing-mode",
+    severity="warning",
+    family=FAMILY,
+    summary="A stage does not say which mode it runs in.",
+    rationale=(
+        "Without `mode` a stage runs autonomously: no person is asked anything and interaction "
+        "points are ignored. That is often right, but a reader cannot tell a decision from an "
+        "omission, and a stage meant to be interactive silently is not."
+    ),
+    example=f"[stages.draft]\n{MODEL}\nmax_iterations = 20",
+    example_fixed=stage_example("draft"),
+    fix='write mode = "autonomous" if that is what you meant',
+    leviath="stage-missing-mode",
+)
+
+define(
+    "stage-missing-model",
+    severity="warning",
+    family=FAMILY,
+    summary="A stage names no model, so it runs on a default.",
+    rationale=(
+        "A stage without a model, or whose model table lists no provider or model of its own "
+        "(`model = {}`, `models = []`, `models = [{}]`), runs on the default "
+        "anthropic / claude-sonnet-4-6, or on whatever the user's configuration defaults to. The "
+        "same blueprint then behaves differently from machine to machine, and the cost and "
+        "quality of the stage are left to chance."
+    ),
+    example='[stages.draft]\nmode = "autonomous"\nmax_iterations = 20',
+    example_fixed=stage_example("draft"),
+    fix='add model = { models = [{ provider = "…", model = "…" }] }',
+    leviath="stage-missing-model",
+    differs=(
+        "Leviath only asks whether the key is written, so `model = {}` and "
+        "`model = { models = [] }` count as declared although they run on the default."
+    ),
+)
+
+define(
+    "stage-missing-max-iterations",
+    severity="warning",
+    family=FAMILY,
+    summary="A stage has no iteration cap (`max_iterations` absent or 0).",
+    rationale=(
+        "Without `max_iterations` (or with 0, which means no cap) a stage that never finishes "
+        "keeps calling the model until the user's configured default stops it, if one is set. "
+        "A cap the stage should never reach turns a runaway loop into a bounded failure that a "
+        "`max_iterations` edge can handle. Fan-out stages run no inference of their own and "
+        "are exempt."
+    ),
+    example=f'[stages.draft]\nmode = "autonomous"\n{MODEL}',
+    example_fixed=stage_example("draft"),
+    fix="set a max_iterations the stage should never reach",
+    leviath="stage-missing-max-iterations",
+    differs=(
+        "Leviath accepts max_iterations = 0, which its runtime treats as no cap. It also warns "
+        "about the default stage it injects into a file that declares no stages; we do not, as "
+        "for the mode and model of that stage."
+    ),
+)
+
+define(
+    "agent-model-block-ignored",
+    severity="warning",
+    family=FAMILY,
+    summary="A top-level `[model]` table is read by nothing.",
+    rationale=(
+        "There is no blueprint-wide model: each stage names its own. A `[model]` block at the "
+        "top of the file looks like a default for every stage, but the runtime ignores it and "
+        "each stage without a model of its own runs on anthropic / claude-sonnet-4-6."
+    ),
+    example='[model]\nprovider = "openai"\nmodel = "gpt-5"\n\n' + stage_example("draft"),
+    example_fixed=stage_example("draft"),
+    fix="move the block into each [stages.<name>.model]",
+    leviath="agent-model-block-ignored",
+)
+
+
+def _names_a_model(model: dict[str, Any]) -> bool:
+    """Whether a model table yields an entry that states its provider or model."""
+
+    def states(entry: Any) -> bool:
+        return isinstance(entry, dict) and ("provider" in entry or "model" in entry)
+
+    models = model.get("models")
+    if isinstance(models, list) and any(isinstance(e, dict) for e in models):
+        return any(states(e) for e in models)
+    fallbacks = model.get("fallbacks")
+    return isinstance(model.get("provider"), str) or (isinstance(fallbacks, list) and any(states(e) for e in fallbacks))
+
+
+def _model_problem(model: Any) -> str | None:
+    """Why a written `model` leaves the stage on the default, or None when it does not (or
+    when another rule already explains it)."""
+    if not isinstance(model, dict):
+        return None  # a wrong type: the schema layer's finding
+    models = model.get("models")
+    if isinstance(models, list) and any(not isinstance(e, dict) for e in models):
+        return None  # entries of the wrong type: the schema layer's finding
+    if _names_a_model(model):
+        return None
+    if "model" in model and "provider" not in model:
+        return None  # model.model without provider: ignored-key explains it
+    return "its model table names no provider or model"
+
+
+@check("stage-missing-mode", "stage-missing-model", "stage-missing-max-iterations", family=FAMILY)
+def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
+    # A file that declares no stages runs one injected default stage; like the reference we
+    # treat settings absent from the text as declared, so a fragment stays quiet.
+    written = raw_table(ctx, ("stages",))
+    for stage in ctx.blueprint.stages:
+        raw = written.get(stage.name)
+        if not isinstance(raw, dict):
+            continue  # a stage that is not a table is the schema layer's finding
+        path = stage_path(stage.name)
+        if "mode" not in raw:
+            yield ctx.report(
+                "stage-missing-mode",
+                f"stage '{stage.name}' sets no mode, so it runs autonomously",
+                path,
+            )
+        if "model" not in raw:
+            yield ctx.report(
+                "stage-missing-model",
+                f"stage '{stage.name}' names no model, so it runs on the default anthropic / "
+                "claude-sonnet-4-6 or the user's configured default",
+                path,
+                fix=f"add {MODEL} to {header(path)}",
+            )
+        elif (problem := _model_problem(raw["model"])) is not None:
+            yield ctx.report(
+                "stage-missing-model",
+                f"stage '{stage.name}': {problem}, so it runs on the default anthropic / claude-sonnet-4-6",
+                path + ("model",),
+                fix='list the model it should run on: models = [{ provider = "…", model = "…" }]',
+            )
+        if stage.mode == "fan_out":
+            continue
+        cap = raw.get("max_iterations")
+        if "max_iterations" not in raw:
+            yield ctx.report(
+                "stage-missing-max-iterations",
+                f"stage '{stage.name}' has no max_iterations, so nothing bounds how often it calls the "
+                "model unless the user's configuration does",
+                path,
+            )
+        elif is_int(cap) and cap == 0:
+            yield ctx.report(
+                "stage-missing-max-iterations",
+                f"stage '{stage.name}': max_iterations = 0 means no cap, so nothing bounds how often it "
+                "calls the model",
+                path + ("max_iterations",),
+                anchor="value",
+            )
+
+
+@check("agent-model-block-ignored", family=FAMILY)
+def check_top_level_model(ctx: RuleContext) -> Iterator[Diagnostic]:
+    if isinstance(ctx.document.get("model"), dict):
+        yield ctx.report(
+            "agent-model-block-ignored",
+            "the top-level [model] table is read by nothing: there is no blueprint-wide model, so "
+            "stages without a model of their own run on anthropic / claude-sonnet-4-6",
+            ("model",),
+        )

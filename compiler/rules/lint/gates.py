@@ -1,0 +1,98 @@
+"""Edge gates that look like they hold a stage and never do."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ...diagnostics import Diagnostic
+from ..common import edge_path, edges
+from ..context import RuleContext
+from ..registry import check, define
+from .snippets import stage as stage_example
+
+FAMILY = "lint"
+
+
+def _gated(gate: str) -> str:
+    return (
+        stage_example("draft", 'available_tools = ["write_file"]')
+        + f"\n\n[stages.draft.transitions.done]\ngate = {{ {gate} }}\n\n"
+        + stage_example("done")
+        + "\n\n[stages.done.transitions]"
+    )
+
+
+define(
+    "gate-never-holds",
+    severity="warning",
+    family=FAMILY,
+    summary="A gate has `max_attempts = 0`, so a failed check never holds the stage.",
+    rationale=(
+        "A gate spends one of its `max_attempts` each time it sends the stage back; once they "
+        "are spent, the edge is taken anyway and the run records the gate as forced. With 0 "
+        "attempts the first failed check is already forced: the gate is decoration, and the "
+        "stage moves on whether or not the work was done."
+    ),
+    example=_gated("require_modifications = true, max_attempts = 0"),
+    example_fixed=_gated("require_modifications = true, max_attempts = 2"),
+    fix="remove max_attempts (the default is 3) or set a positive number of attempts",
+)
+
+define(
+    "gate-checks-nothing",
+    severity="warning",
+    family=FAMILY,
+    summary="A gate sets no check, so it never holds the stage.",
+    rationale=(
+        "A gate holds a stage only through its checks: `require_modifications`, "
+        "`require_regions`, `require_region_updated`, `require_no_open_items` or "
+        "`require_region_entries`. `message`, `region`, `tools` and `max_attempts` only shape "
+        "those checks. A gate with none of the checks (`gate = {}`, or a message alone) lets "
+        "every transition through, although it reads as a condition."
+    ),
+    example=_gated('message = "Write the file first."'),
+    example_fixed=_gated('require_modifications = true, message = "Write the file first."'),
+    fix="add the check the gate is meant to make (e.g. require_modifications = true), or remove the gate",
+)
+
+#: Gate keys that make a gate hold; the rest only shape those checks.
+_CHECK_KEYS = (
+    "require_modifications",
+    "require_regions",
+    "require_region_updated",
+    "require_no_open_items",
+    "require_region_entries",
+)
+_SHAPING_KEYS = ("message", "region", "tools", "max_attempts")
+_CHECKS = ", ".join(_CHECK_KEYS[:-1]) + " or " + _CHECK_KEYS[-1]
+
+
+def _writes_a_check(gate: dict[str, Any]) -> bool:
+    """Whether the gate table as written asks for any check (its values' validity is the
+    schema layer's business; an explicit `false` / `[]` asks for nothing)."""
+    return any(key in gate and gate[key] is not False and gate[key] != [] for key in _CHECK_KEYS)
+
+
+@check("gate-never-holds", "gate-checks-nothing", family=FAMILY)
+def check_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for stage, edge in edges(ctx):
+        if edge.gate is None or not edge.is_normal:
+            continue  # a gate on a conditioned edge is never checked: gate-on-conditioned-edge
+        path = edge_path(stage.name, edge.target) + ("gate",)
+        raw = ctx.raw(path, None)
+        if not isinstance(raw, dict) or any(key not in _CHECK_KEYS + _SHAPING_KEYS for key in raw):
+            continue  # an unknown gate key is refused outright (rejected-key)
+        where = f"the gate on the transition from '{stage.name}' to '{edge.target}'"
+        if not _writes_a_check(raw):
+            yield ctx.report(
+                "gate-checks-nothing",
+                f"{where} sets none of {_CHECKS}, so it never holds the stage",
+                path,
+            )
+        elif edge.gate.max_attempts == 0:
+            yield ctx.report(
+                "gate-never-holds",
+                f"{where} has max_attempts = 0, so a failed check never holds the stage: it is only recorded as forced",
+                path + ("max_attempts",),
+                anchor="value",
+            )

@@ -1,0 +1,361 @@
+"""Graph lints: stages no run reaches, cycles no budget bounds, output stages skipped.
+
+All of them read `ctx.graph` (a `compiler.graph.StageGraph`), whose edges are the ones a run
+follows: transitions of every condition, linear fall-through and fan-out hand-offs. That is
+where these rules part with Leviath's lint, whose graph ignores fall-through (so it reports
+stages the runtime does enter) and sees only two-stage cycles.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...diagnostics import Diagnostic
+from ...graph import StageGraph, run_edge
+from ..common import header, quoted, stage_path
+from ..context import RuleContext
+from ..registry import check, define
+from .snippets import stage as declared
+
+FAMILY = "lint"
+
+
+def _blueprint(*blocks: str) -> str:
+    """A rule example: blocks of TOML separated by blank lines."""
+    return "\n\n".join(blocks) + "\n"
+
+
+define(
+    "unreachable-stage",
+    severity="warning",
+    family=FAMILY,
+    summary="No run can reach the stage from the entry stage.",
+    rationale=(
+        "A stage that no transition, fall-through or fan-out hand-off leads to from the entry "
+        "stage never runs: its prompt, tools and edges are dead weight, and usually an edge "
+        "meant to reach it is missing or misspelt. Every kind of edge counts, whatever its "
+        "condition, so the warning means no run at all can get there. The check runs in "
+        "linear and graph mode alike; in a linear blueprint only the stages before a "
+        "non-first `entry_stage` can be unreachable. Output stages are left to "
+        "`output-unreachable`, which reports them as errors."
+    ),
+    example=_blueprint(
+        declared("plan"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions]",
+        declared("cleanup"),
+        "[stages.cleanup.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("plan"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions.cleanup]",
+        declared("cleanup"),
+        "[stages.cleanup.transitions]",
+    ),
+    fix="add a transition to it from a stage the run reaches, or delete it",
+    leviath="unreachable-stage",
+    differs=(
+        "Leviath's lint ignores linear fall-through, so it reports stages the runtime does "
+        "enter; it only runs in graph mode, and it reports output stages here too."
+    ),
+)
+
+define(
+    "cycle-without-max-revisits",
+    severity="warning",
+    family=FAMILY,
+    summary="Stages form a cycle that no `max_revisits` bounds, so a run can loop for ever.",
+    rationale=(
+        "A transition into a stage whose `max_revisits` is spent is refused, so a cycle with "
+        "one such transition goes round a bounded number of times. A cycle without one is "
+        "bounded by nothing: a review that keeps rejecting, a stage that keeps failing or "
+        "getting stuck, loops until someone kills the run. Every condition counts. An "
+        "`error` edge back is taken again whenever the failure recurs (a prompt too big for "
+        "the model fails every time); `stuck` and `max_iterations` edges fire again on every "
+        "lap of an agent that keeps churning; a `dead_end` edge fires on every normal end "
+        "once the targets are spent, and spent budgets never refill. Fall-through and merge "
+        "hand-offs enter their target without checking its budget, so a stage entered that "
+        "way does not bound the cycle even if it sets `max_revisits`. Each set of stages "
+        "looping together is reported once, at its smallest stage name, with one cycle "
+        "spelled out edge by edge. Self-loops are the structure error "
+        "`self-loop-without-max-revisits`."
+    ),
+    example=_blueprint(
+        declared("draft"),
+        "[stages.draft.transitions.review]",
+        declared("review"),
+        '[stages.review.transitions.draft]\nhint = "needs changes"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("draft", "max_revisits = 3"),
+        "[stages.draft.transitions.review]",
+        declared("review"),
+        '[stages.review.transitions.draft]\nhint = "needs changes"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    fix="set max_revisits on a stage of the cycle that a transition enters",
+    leviath="cycle-without-max-revisits",
+    differs=(
+        "Leviath's lint sees only two-stage cycles (A → B → C → A goes unreported), reports "
+        "each uncapped side of a pair although one cap already bounds it, and ignores "
+        "fall-through."
+    ),
+)
+
+define(
+    "output-unreachable",
+    severity="error",
+    family=FAMILY,
+    summary='No run can enter a `mode = "output"` stage.',
+    rationale=(
+        "An output stage is where a run hands back its answer with `submit_output`. If no "
+        "path from the entry stage leads to it, no run ever produces that answer, and since "
+        "the stage requires an output, a run that ends normally without one ends in error. "
+        "Paths count every transition, linear fall-through and fan-out hand-off; the entry "
+        "stage (`entry_stage`, else the first declared) is reached by definition."
+    ),
+    example=_blueprint(
+        declared("research"),
+        "[stages.research.transitions.draft]",
+        declared("draft"),
+        "[stages.draft.transitions]",
+        declared("answer", mode="output"),
+    ),
+    example_fixed=_blueprint(
+        declared("research"),
+        "[stages.research.transitions.draft]",
+        declared("draft"),
+        "[stages.draft.transitions.answer]",
+        declared("answer", mode="output"),
+    ),
+    fix="add a transition to it from the stage that finishes the work",
+    leviath="output-unreachable",
+    differs=(
+        "Leviath's lint ignores fall-through and fan-out hand-offs (a linear "
+        "`work → report` blueprint gets this error), counts an edge from a stage that is "
+        "itself unreachable, and counts the first declared stage as reached even when "
+        "`entry_stage` names another."
+    ),
+)
+
+define(
+    "allow-complete-skips-output",
+    severity="warning",
+    family=FAMILY,
+    summary="A stage may end the run with DONE before the output stage it leads to.",
+    rationale=(
+        "`allow_complete = true` offers the model DONE when the stage picks its next edge, and "
+        "DONE completes the run at once, without checking that an output was submitted. On a "
+        "stage that runs before the output stage and could still reach it, one DONE skips "
+        "the answer the blueprint exists to produce. Position matters: a stage every run "
+        "reaches only after an output stage, or one from which no output stage can be "
+        "reached anyway, skips nothing and is not reported; neither is a stage that never "
+        "asks the model to route (no transitions table, or no always/llm_choice edge), "
+        "since DONE is never offered there."
+    ),
+    example=_blueprint(
+        declared("work", "allow_complete = true"),
+        "[stages.work.transitions.answer]",
+        declared("answer", mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.answer]",
+        declared("answer", mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    fix="drop allow_complete and route to the output stage",
+    leviath="allow-complete-skips-output",
+    differs=(
+        "Leviath's lint fires on every non-output stage with allow_complete = true as soon "
+        "as any output stage exists, wherever the stage sits."
+    ),
+)
+
+define(
+    "entry-stage-not-first",
+    severity="warning",
+    family=FAMILY,
+    summary="`entry_stage` names a stage that is not declared first.",
+    rationale=(
+        "Our stage-runner starts a run at `entry_stage`, as the format documents. Leviath's "
+        "runtime ignores the key and always starts at the first declared stage (it reads "
+        "`entry_stage` only to pick the first stage's sandbox and permissions), so the same "
+        "file runs differently there: the stages before the entry run first, under the "
+        "wrong stage's permissions. Declaring the entry stage first makes both agree."
+    ),
+    example=_blueprint(
+        '[agent]\nname = "example"\nentry_stage = "plan"',
+        declared("review"),
+        "[stages.review.transitions]",
+        declared("plan"),
+        "[stages.plan.transitions.review]",
+    ),
+    example_fixed=_blueprint(
+        '[agent]\nname = "example"\nentry_stage = "plan"',
+        declared("plan"),
+        "[stages.plan.transitions.review]",
+        declared("review"),
+        "[stages.review.transitions]",
+    ),
+    fix="declare the entry stage first in the file, or drop entry_stage",
+)
+
+
+def _unreached(graph: StageGraph, name: str) -> str:
+    """Why nothing reaches `name`: no edge at all, or edges only from unreached stages."""
+    sources = [s for s in graph.predecessors(name) if s != name]
+    if not sources:
+        why = "no transition, fall-through or fan-out hand-off leads to it"
+    else:
+        they = "it cannot" if len(sources) == 1 else "they cannot"
+        why = f"only {quoted(sources)} lead{'s' if len(sources) == 1 else ''} to it, and {they} be reached either"
+    node, entry = graph.node(name), graph.node(graph.entry or "")
+    if node is not None and entry is not None and node.index < entry.index and entry.index > 0:
+        why += f" (runs start at entry stage '{entry.name}', not at the first declared stage)"
+    return why
+
+
+@check("unreachable-stage", "output-unreachable", family=FAMILY)
+def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
+    graph = ctx.graph
+    if graph.entry is None:
+        return
+    reached = set(graph.reachable())
+    for node in graph.nodes:
+        if node.name in reached:
+            continue
+        why = _unreached(graph, node.name)
+        if node.stage.mode == "output":
+            yield ctx.report(
+                "output-unreachable",
+                f"output stage '{node.name}' cannot be reached from entry stage '{graph.entry}': {why}, "
+                "so no run ever submits its output",
+                stage_path(node.name),
+            )
+        else:
+            yield ctx.report(
+                "unreachable-stage",
+                f"stage '{node.name}' cannot be reached from entry stage '{graph.entry}': {why}",
+                stage_path(node.name),
+            )
+
+
+@check("cycle-without-max-revisits", family=FAMILY)
+def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
+    graph = ctx.graph
+    reached = set(graph.reachable())
+    unbounded = graph.unbudgeted
+    for component in graph.cycles(unbounded):
+        if component[0] not in reached:
+            continue  # `unreachable-stage` already says these never run
+        if len(component) > 1:  # spell out a cycle through other stages, not a self-loop
+            witness = graph.cycle_witness(component, lambda edge: edge.source != edge.target and unbounded(edge))
+        else:
+            witness = graph.cycle_witness(component, unbounded)
+        if not witness or (len(witness) == 1 and witness[0].kind == "transition"):
+            continue  # an uncapped self-loop: the structure error self-loop-without-max-revisits
+        start = witness[0].source
+        path = " → ".join(f"'{edge.source}'" for edge in witness) + f" → '{start}'"
+        if len(component) == len(witness):
+            what = f"{_stages(component)} form a cycle no max_revisits bounds ({path})"
+        else:
+            what = f"{_stages(component)} form cycles no max_revisits bounds, e.g. {path}"
+        what += ", so a run can go round for ever"
+        capped = [name for name in component if graph.is_capped(name)]
+        if capped:
+            what += "; " + _unbounded_entries(graph, component, capped)
+        # Prefer capping the stage the cycle starts and ends at, when a transition closes it.
+        entered = next((edge.target for edge in reversed(witness) if edge.kind == "transition"), None)
+        if entered is None:
+            fix = (
+                "no max_revisits can bound a cycle of fall-through and merge hand-offs: give one of "
+                "its stages a transitions table"
+            )
+        else:
+            fix = f"set max_revisits on '{entered}' (or on another stage of the cycle that a transition enters)"
+        yield ctx.report(
+            "cycle-without-max-revisits",
+            what,
+            stage_path(start),
+            fix=fix,
+            related=[(edge.describe(), edge.path) for edge in witness],
+        )
+
+
+def _unbounded_entries(graph: StageGraph, component: tuple[str, ...], capped: list[str]) -> str:
+    """Why capped stages do not bound the cycle: the cycle enters them without a budget check."""
+    members = set(component)
+    kinds = {
+        edge.kind
+        for name in capped
+        for edge in graph.in_edges(name, graph.unbudgeted)
+        if edge.source in members
+    }
+    how = " and ".join(
+        phrase for kind, phrase in (("fall_through", "fall-through"), ("merge", "a merge hand-off")) if kind in kinds
+    )
+    one = len(capped) == 1
+    return (
+        f"{quoted(capped)} {'sets' if one else 'set'} max_revisits, but the cycle enters "
+        f"{'it' if one else 'them'} by {how}, which no revisit budget limits"
+    )
+
+
+def _stages(names: tuple[str, ...]) -> str:
+    return f"stage {quoted(names)}" if len(names) == 1 else f"stages {quoted(names)}"
+
+
+@check("allow-complete-skips-output", family=FAMILY)
+def check_done_before_output(ctx: RuleContext) -> Iterator[Diagnostic]:
+    graph = ctx.graph
+    outputs = [node.name for node in graph.nodes if node.stage.mode == "output"]
+    if not outputs or graph.entry is None:
+        return
+    before_output = set(graph.reachable(where=run_edge, stop=outputs))
+    for node in graph.nodes:
+        stage = node.stage
+        if stage.mode == "output" or not stage.allow_complete or not stage.normal_edges:
+            continue
+        if node.name not in before_output:
+            continue
+        ahead = [name for name in graph.reachable(node.name, run_edge) if name in outputs]
+        if not ahead:
+            continue
+        noun = "output stage" if len(ahead) == 1 else "output stages"
+        yield ctx.report(
+            "allow-complete-skips-output",
+            f"stage '{node.name}' may answer DONE (allow_complete = true), which ends the run at once, "
+            f"before {noun} {quoted(ahead)} that it can still reach; DONE does not check that an "
+            "output was submitted",
+            ("stages", node.name, "allow_complete"),
+        )
+
+
+@check("entry-stage-not-first", family=FAMILY)
+def check_entry_first(ctx: RuleContext) -> Iterator[Diagnostic]:
+    blueprint = ctx.blueprint
+    entry = blueprint.entry_stage
+    if entry is None or not blueprint.stages or blueprint.stage(entry) is None:
+        return  # unset, or `unknown-entry-stage`
+    first = blueprint.stages[0].name
+    if entry == first:
+        return
+    yield ctx.report(
+        "entry-stage-not-first",
+        f"entry_stage names '{entry}', but '{first}' is declared first: runs start at '{entry}' here, "
+        f"while Leviath's runtime ignores entry_stage and starts at '{first}'",
+        ("agent", "entry_stage"),
+        anchor="value",
+        stage=entry,
+        fix=f"declare {header(stage_path(entry))} first in the file, or drop entry_stage",
+    )

@@ -1,0 +1,132 @@
+"""Region seeds the runtime does not read as written: a table it cannot understand
+(`region-seed-not-understood`) and keys it skips (`seed-key-ignored`)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ...diagnostics import Diagnostic
+from ...ir.build_regions import build_seed
+from ..common import did_you_mean, raw_region_tables
+from ..context import RuleContext
+from ..registry import check, define
+from .snippets import stage as stage_example
+
+FAMILY = "lint"
+
+#: Seed forms in the order the reference tries them; the first one present wins.
+SEED_FORMS = ("glob", "files", "literal", "rhai", "command", "tool", "tools", "caller")
+_FORM_TYPES: dict[str, type] = {
+    "glob": str, "files": list, "literal": str, "rhai": str, "command": str, "tool": str, "tools": list, "caller": str,
+}  # fmt: skip
+_FORMS_FIX = "use one of the seed forms caller, literal, files, glob, rhai, command, tool or tools"
+
+define(
+    "region-seed-not-understood",
+    severity="warning",
+    family=FAMILY,
+    summary="A region's `seed` table names no seed form the runtime reads, so the region starts empty.",
+    rationale=(
+        "A seed fills a region before the first inference: from a caller input, a literal, "
+        "files, a glob, a Rhai script, a command or tool calls. A table with none of those keys "
+        'in a readable shape (`{ caller_input = "task" }`, `{ tools = [] }`, `{ files = "a" }`) '
+        "is no seed at all. The runtime drops it without a word, the region starts empty, and a "
+        "region named `task` even loses the task input it would otherwise receive."
+    ),
+    example='[context.regions.brief]\nkind = "pinned"\nseed = { caller_input = "task" }\n\n' + stage_example("work"),
+    example_fixed='[context.regions.brief]\nkind = "pinned"\nseed = { caller = "task" }\n\n' + stage_example("work"),
+    fix="use a string (a caller input) or one of the forms caller, literal, files, glob, rhai, command, tool, tools",
+    leviath="region-seed-not-understood",
+    differs=(
+        "Leviath checks regions of the top-level [context.regions] only; we check stage layouts "
+        "too. A seed that is not a table at all is reported by the schema layer (invalid-type)."
+    ),
+)
+
+define(
+    "seed-key-ignored",
+    severity="warning",
+    family=FAMILY,
+    summary="A seed table gives a second form, or a `refresh` its form does not read, and the runtime skips it.",
+    rationale=(
+        "A seed has exactly one form. The runtime takes the first it finds, in the order glob, "
+        "files, literal, rhai, command, tool, tools, caller, and ignores any other; `refresh` is "
+        "read only by tool seeds. An author who wrote both `glob` and `literal` gets only the "
+        'glob, and one who wrote `refresh = "each_stage"` on a command seed gets a command run '
+        "once."
+    ),
+    example='[context.regions.notes]\nseed = { glob = "notes/*.md", literal = "No notes yet." }\n\n'
+    + stage_example("work"),
+    example_fixed='[context.regions.notes]\nseed = { glob = "notes/*.md" }\n\n' + stage_example("work"),
+    fix="keep one seed form per region (split the region in two if both are needed)",
+)
+
+
+def _winning_form(seed: dict[str, Any]) -> str | None:
+    """The form the runtime reads from a seed table, as `build_seed` decides it."""
+    for form in SEED_FORMS:
+        value = seed.get(form)
+        if not isinstance(value, _FORM_TYPES[form]):
+            continue
+        if form == "tools" and build_seed("", {"tools": value}) is None:
+            return None  # no readable call: the whole seed is dropped, later forms included
+        return form
+    return None
+
+
+@check("region-seed-not-understood", family=FAMILY)
+def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, regions in raw_region_tables(ctx):
+        for region, raw in regions.items():
+            seed = raw.get("seed") if isinstance(raw, dict) else None
+            if not isinstance(seed, dict) or build_seed(region, seed) is not None:
+                continue
+            lost = ", losing the --task input it would otherwise receive" if region == "task" else ""
+            unknown = [key for key in seed if key not in SEED_FORMS and key != "refresh"]
+            fix = did_you_mean(unknown[0], SEED_FORMS, _FORMS_FIX) if len(unknown) == 1 else _FORMS_FIX
+            if isinstance(seed.get("tools"), list):
+                why = (
+                    "its tools list holds no call the runtime can read (each needs a tool name), which drops "
+                    "the whole seed"
+                )
+                fix = 'name the tool of each call: tools = ["name"] or [{ name = "…", args = { … } }]'
+            else:
+                why = (
+                    "the seed table gives none of caller, literal, files, glob, rhai, command, tool or "
+                    "tools in a form the runtime reads"
+                )
+            yield ctx.report(
+                "region-seed-not-understood",
+                f"region '{region}': {why}, so the region starts empty{lost}",
+                prefix + (region, "seed"),
+                fix=fix,
+            )
+
+
+@check("seed-key-ignored", family=FAMILY)
+def check_shadowed_seed_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, regions in raw_region_tables(ctx):
+        for region, raw in regions.items():
+            seed = raw.get("seed") if isinstance(raw, dict) else None
+            if not isinstance(seed, dict):
+                continue
+            winner = _winning_form(seed)
+            if winner is None:
+                continue  # nothing is read at all: region-seed-not-understood
+            path = prefix + (region, "seed")
+            for form in SEED_FORMS:
+                if form != winner and form in seed and isinstance(seed[form], _FORM_TYPES[form]):
+                    yield ctx.report(
+                        "seed-key-ignored",
+                        f"region '{region}': seed key '{form}' is ignored because the runtime reads the "
+                        f"'{winner}' form of this seed; a seed has exactly one form",
+                        path + (form,),
+                        fix=f"remove '{form}', or move it into a region of its own",
+                    )
+            if "refresh" in seed and winner not in ("tool", "tools"):
+                yield ctx.report(
+                    "seed-key-ignored",
+                    f"region '{region}': refresh is read only by tool seeds, so this '{winner}' seed runs once",
+                    path + ("refresh",),
+                    fix="remove refresh",
+                )
