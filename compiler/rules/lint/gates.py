@@ -55,6 +55,33 @@ define(
     fix="add the check the gate is meant to make (e.g. require_modifications = true), or remove the gate",
 )
 
+define(
+    "gate-on-conditioned-edge",
+    severity="warning",
+    family=FAMILY,
+    summary="A gate on an `error`, `dead_end`, `stuck` or `max_iterations` edge, which is never checked.",
+    rationale=(
+        "Gates are evaluated only when a stage ends normally and takes an `always` or "
+        "`llm_choice` edge. A conditioned edge is an escape hatch: it is taken the moment its "
+        "condition fires, and its gate is never looked at. An author who gates a recovery edge "
+        "expects the run to hold until the gate passes; instead it leaves at once."
+    ),
+    example=(
+        stage_example("draft", 'available_tools = ["write_file"]')
+        + '\n\n[stages.draft.transitions.rescue]\ncondition = "error"\n'
+        + "gate = { require_modifications = true }\n\n"
+        + stage_example("rescue")
+        + "\n\n[stages.rescue.transitions]"
+    ),
+    example_fixed=(
+        stage_example("draft", 'available_tools = ["write_file"]')
+        + '\n\n[stages.draft.transitions.rescue]\ncondition = "error"\n\n'
+        + stage_example("rescue")
+        + "\n\n[stages.rescue.transitions]"
+    ),
+    fix="move the gate to the normal edge it is meant to guard, or remove it",
+)
+
 #: Gate keys that make a gate hold; the rest only shape those checks.
 _CHECK_KEYS = (
     "require_modifications",
@@ -71,6 +98,18 @@ def _writes_a_check(gate: dict[str, Any]) -> bool:
     """Whether the gate table as written asks for any check (its values' validity is the
     schema layer's business; an explicit `false` / `[]` asks for nothing)."""
     return any(key in gate and gate[key] is not False and gate[key] != [] for key in _CHECK_KEYS)
+
+
+@check("gate-on-conditioned-edge", family=FAMILY)
+def check_conditioned_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for stage, edge in edges(ctx):
+        if edge.gate is not None and not edge.is_normal:
+            yield ctx.report(
+                "gate-on-conditioned-edge",
+                f"the transition from '{stage.name}' to '{edge.target}' has condition '{edge.condition}': "
+                "it is taken as soon as that condition fires, so its gate is never checked",
+                edge_path(stage.name, edge.target) + ("gate",),
+            )
 
 
 @check("gate-never-holds", "gate-checks-nothing", family=FAMILY)
