@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +25,10 @@ def _file_name(name: str) -> str:
 
 def _candidates(name: str) -> list[Path]:
     file_name = _file_name(name)
-    found: list[Path] = []
-    try:
-        packaged = resources.files("compiler").joinpath("schemas", file_name)
-        if isinstance(packaged, Path):
-            found.append(packaged)
-    except (ModuleNotFoundError, TypeError):  # pragma: no cover - exotic loaders
-        pass
-    found.append(Path(__file__).resolve().parent.parent / "schemas" / file_name)
-    return found
+    # The package's own folder, as `importlib.resources.files("compiler")` gives it for an
+    # installed (not zipped) package; importing importlib.resources would cost start-up time.
+    packaged = Path(__file__).parent / "schemas" / file_name
+    return [packaged, Path(__file__).resolve().parent.parent / "schemas" / file_name]
 
 
 def schema_path(name: str) -> Path:

@@ -13,6 +13,7 @@ interrupted.
 from __future__ import annotations
 
 import difflib
+import gc
 import importlib
 import os
 import sys
@@ -26,11 +27,14 @@ from .errors import CliError
 #: without importing the module.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("compiler.cli.validate_cmd:command", "Check blueprints and report every finding."),
+    "check": ("compiler.cli.check_cmd:command", "Validate, then explore every run: counterexamples and cost ceilings."),
     "rules": ("compiler.cli.rules_cmd:rules_command", "List every rule: code, severity, family, summary."),
     "rule": ("compiler.cli.rules_cmd:rule_command", "Explain one rule: why it exists, an example, the fix."),
     "schema": ("compiler.cli.schema_cmd:command", "Print a published JSON Schema (blueprint, ir, report)."),
     "run": ("compiler.cli.run_cmd:command", "Drive the stage-runner over a recorded event stream."),
     "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
+    "graph": ("compiler.cli.graph_cmd:command", "Draw a blueprint's stage graph (mermaid, dot or a text outline)."),
+    "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
 }
 
 
@@ -88,6 +92,10 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """The console-script entry point (`blueprint`, `python -m compiler`)."""
+    # A short-lived process: collect cycles rarely. Importing the rules and checking a file
+    # allocate many objects that live until exit, and the default threshold (700) spends
+    # about a tenth of start-up in the cyclic collector (docs/performance.md).
+    gc.set_threshold(100_000, 50, 50)
     for stream in (sys.stdout, sys.stderr):
         # A message quoting an odd file name must not crash on a narrow terminal encoding.
         reconfigure = getattr(stream, "reconfigure", None)

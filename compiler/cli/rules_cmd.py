@@ -65,6 +65,7 @@ def rule_dict(rule: RuleInfo) -> dict:
         "fix": rule.fix,
         "leviath": rule.leviath,
         "differs": rule.differs,
+        "fixable": rule.fixable,
     }
 
 
@@ -92,7 +93,7 @@ def rule_page(rule: RuleInfo) -> str:
     ]
     if rule.example_fixed:
         parts += ["## Use instead", f"```toml\n{rule.example_fixed}\n```"]
-    parts += ["## Fix", _wrap(rule.fix)]
+    parts += ["## Fix", _wrap(rule.fix + (" (`blueprint validate --fix` does it)" if rule.fixable else ""))]
     if rule.differs:
         parts += ["## Leviath", _wrap(rule.differs)]
     return "\n\n".join(parts) + "\n"

@@ -68,6 +68,8 @@ class Run:
 )
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
+@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
+@click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -78,6 +80,8 @@ def command(
     statistics: bool,
     quiet: bool,
     color: str,
+    fix: bool = False,
+    diff: bool = False,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -107,6 +111,7 @@ def command(
         raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
 
     settings = _settings_per_file(found.files, overrides)
+    unwritten = _fix(found.files, settings, fix=fix, diff=diff) if fix or diff else False
     progress = spec.human and len(found.files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(found.files, settings, progress)
 
@@ -116,9 +121,29 @@ def command(
         quiet=quiet,
     )
     click.echo(get_reporter(output_format)(run.results, options), nl=False, color=options.color)
-    if run.unchecked:
+    if run.unchecked or unwritten:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
+
+
+def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, diff: bool) -> bool:
+    """--fix: write the fixes (the report then shows what remains); True when a file could not
+    be written. --diff: print the fixes as a unified diff and exit."""
+    from ..fix.files import fix_files, unified_diff
+
+    if fix and diff:
+        raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
+    run = fix_files(files, settings.__getitem__, write=fix)
+    for message in run.problems + (run.unreadable if diff else []):
+        click.echo(f"error: {message}", err=True)
+    changed = run.changed
+    if diff:
+        click.echo("".join(unified_diff(outcome) for outcome in changed), nl=False)
+        click.echo(f"{run.fixed_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+        sys.exit(EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK)
+    if changed:
+        click.echo(f"fixed {run.fixed_count} finding(s) in {len(changed)} file(s)", err=True)
+    return any(message.startswith("cannot write") for message in run.problems)
 
 
 def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:

@@ -502,7 +502,15 @@ class Stage:
 
     def edges(self, condition: str | None = None) -> tuple[Edge, ...]:
         edges = self.transitions or ()
-        return edges if condition is None else tuple(e for e in edges if e.condition == condition)
+        return edges if condition is None else self._edges_by_condition.get(condition, ())
+
+    @cached_property
+    def _edges_by_condition(self) -> dict[str, tuple[Edge, ...]]:
+        """Edges per condition, in declaration order (the runner asks on every event)."""
+        grouped: dict[str, list[Edge]] = {}
+        for edge in self.transitions or ():
+            grouped.setdefault(edge.condition, []).append(edge)
+        return {condition: tuple(edges) for condition, edges in grouped.items()}
 
     @property
     def normal_edges(self) -> tuple[Edge, ...]:

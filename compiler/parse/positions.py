@@ -34,9 +34,23 @@ _ML_LITERAL = re.compile(r"'''(?:[^']+|'(?!''))*+'{3,5}")
 _SCALAR = re.compile(r"[0-9A-Za-z_+\-.:]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SPACED_TIME = re.compile(r" \d{2}:[0-9A-Za-z_+\-.:]*")
+# Fast paths, each read in one match: most pairs of a blueprint are `name = value` with a
+# single bare key and a one-line basic string or a plain scalar (not a date followed by a
+# time) as the value, and most array elements are such values too. Anything else (a dotted
+# or quoted key, another kind of value) takes the general path.
+_SIMPLE_VALUE = r'(?!""")"(?:[^"\\\n]+|\\.)*+"|[0-9A-Za-z_+\-.:]++(?! \d{2}:)'
+_BARE_PAIR = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*({_SIMPLE_VALUE})?")
+#: A `[table]` header of bare keys (not an array-of-tables header).
+_BARE_HEADER = re.compile(r"\[[ \t]*[A-Za-z0-9_-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*[ \t]*\]")
+#: An array element and the separator after it (whitespace, comments, one comma).
+_SIMPLE_ITEM = re.compile(rf"({_SIMPLE_VALUE}){_WS_NL.pattern}(?:,{_WS_NL.pattern})?")
+#: An inline table or array with no table, array or multi-line string inside: its extent is
+#: found in one match and its inside is read only when a path in it is asked for.
+_FLAT_INSIDE = r"""(?:[^{}\[\]"'#]++|"(?!"")(?:[^"\\\n]++|\\.)*+"|'(?!'')[^'\n]*+'|#[^\n]*+)*+"""
+_FLAT_CONTAINER = re.compile(rf"\{{{_FLAT_INSIDE}\}}|\[{_FLAT_INSIDE}\]")
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """Offsets (start, end) of what names and holds one path."""
 
@@ -50,11 +64,23 @@ class PositionIndex:
 
     def __init__(self, text: str, lines: LineIndex | None = None) -> None:
         self._lines = lines or LineIndex(text)
-        self.entries: dict[KeyPath, Entry] = {}
-        scanner = _Scanner(text, self.entries)
+        self._entries: dict[KeyPath, Entry] = {}
+        self._scanner = _Scanner(text, self._entries)
         #: The table the text ends in (where a following `key = value` would land).
-        self.last_table: KeyPath = scanner.scan()
-        self._aot_last = scanner.aot_last
+        self.last_table: KeyPath = self._scanner.scan()
+        self._aot_last = self._scanner.aot_last
+
+    @property
+    def entries(self) -> dict[KeyPath, Entry]:
+        """Every path of the document (the insides of deferred containers read first)."""
+        self._scanner.expand_all()
+        return self._entries
+
+    def _entry(self, path: KeyPath) -> Entry | None:
+        path = tuple(path)
+        if self._scanner.deferred:
+            self._scanner.expand(path)
+        return self._entries.get(path)
 
     def resolve_line(self, line: str) -> tuple[KeyPath, int, int, bool] | None:
         """What a `[header]` or `key = value` line appended to this text would define.
@@ -81,24 +107,24 @@ class PositionIndex:
         return path, segments[0][1], segments[-1][2], False
 
     def __contains__(self, path: KeyPath) -> bool:
-        return tuple(path) in self.entries
+        return self._entry(path) is not None
 
     def get(self, path: KeyPath) -> Entry | None:
-        return self.entries.get(tuple(path))
+        return self._entry(path)
 
     def paths(self) -> Iterator[KeyPath]:
         return iter(self.entries)
 
     def key_span(self, path: KeyPath) -> Span | None:
-        entry = self.entries.get(tuple(path))
+        entry = self._entry(path)
         return self._span(entry.key) if entry and entry.key else None
 
     def value_span(self, path: KeyPath) -> Span | None:
-        entry = self.entries.get(tuple(path))
+        entry = self._entry(path)
         return self._span(entry.value) if entry and entry.value else None
 
     def header_span(self, path: KeyPath) -> Span | None:
-        entry = self.entries.get(tuple(path))
+        entry = self._entry(path)
         return self._span(entry.header) if entry and entry.header else None
 
     def locate(self, path: KeyPath, prefer: str = "value") -> tuple[Span | None, KeyPath]:
@@ -109,10 +135,12 @@ class PositionIndex:
         document (a missing key, a default) falls back to its nearest ancestor's key.
         """
         path = tuple(path)
+        if self._scanner.deferred:
+            self._scanner.expand(path)
         order = ("value", "key", "header") if prefer == "value" else ("key", "header", "value")
         probe = path
         while True:
-            entry = self.entries.get(probe)
+            entry = self._entries.get(probe)
             if entry is not None:
                 for kind in order if probe == path else ("key", "header", "value"):
                     offsets = getattr(entry, kind)
@@ -134,6 +162,24 @@ class _Scanner:
         self.entries = entries
         #: resolved path of an array of tables → index of its latest element
         self.aot_last: dict[KeyPath, int] = {}
+        #: path of a flat inline table or array → its offset, for those not read inside yet.
+        #: Most findings concern a handful of paths, so most insides are never read.
+        self.deferred: dict[KeyPath, int] = {}
+
+    def expand(self, path: KeyPath) -> None:
+        """Read the inside of every deferred container that `path` lies in."""
+        for length in range(1, len(path)):
+            start = self.deferred.pop(path[:length], None)
+            if start is not None:
+                self.read_container(start, path[:length])
+
+    def expand_all(self) -> None:
+        while self.deferred:
+            path, start = self.deferred.popitem()
+            self.read_container(start, path)
+
+    def read_container(self, i: int, path: KeyPath) -> int:
+        return self.read_inline_table(i, path) if self.text[i] == "{" else self.read_array(i, path)
 
     # -- recording -------------------------------------------------------------------------
 
@@ -185,17 +231,27 @@ class _Scanner:
         text = self.text
         n = len(text)
         table: KeyPath = ()
-        i = self.skip_ws_nl(0)
+        skip = _WS_NL.match
+        i = skip(text, 0).end()
         while i < n:
             if text[i] == "[":
                 table, i = self.read_header(i)
             else:
                 i = self.read_pair(i, table)
-            i = self.skip_ws_nl(i)
+            i = skip(text, i).end()
         return table
 
     def read_header(self, start: int) -> tuple[KeyPath, int]:
         text = self.text
+        bare = _BARE_HEADER.match(text, start)
+        if bare is not None:
+            i = bare.end()
+            segments = [(m.group(), m.start(), m.end()) for m in _BARE_KEY.finditer(text, start + 1, i - 1)]
+            resolved = self.resolve(segments, False)
+            entry = self._entry(resolved)
+            if entry.header is None:
+                entry.header = (start, i)
+            return resolved, i
         is_array = text.startswith("[[", start)
         segments, i = self.read_key(start + (2 if is_array else 1))
         i += 2 if is_array else 1  # the closing bracket(s); whitespace was skipped by read_key
@@ -230,6 +286,18 @@ class _Scanner:
         return resolved
 
     def read_pair(self, i: int, table: KeyPath) -> int:
+        simple = _BARE_PAIR.match(self.text, i)
+        if simple is not None:
+            path = table + (simple.group(1),)
+            entry = self.entries.get(path)
+            if entry is None:
+                entry = self.entries[path] = Entry(key=simple.span(1))
+            elif entry.key is None:
+                entry.key = simple.span(1)
+            if simple.group(2) is None:
+                return self.read_value(simple.end(), path)
+            entry.value = simple.span(2)
+            return simple.end()
         segments, i = self.read_key(i)
         path = table
         for name, s, e in segments:
@@ -247,17 +315,24 @@ class _Scanner:
         elif c == "'":
             pattern = _ML_LITERAL if text.startswith("'''", i) else _LITERAL
             end = pattern.match(text, i).end()
-        elif c == "{":
-            end = self.read_inline_table(i, path)
-        elif c == "[":
-            end = self.read_array(i, path)
+        elif c == "{" or c == "[":
+            flat = _FLAT_CONTAINER.match(text, i)
+            if flat is None:
+                end = self.read_container(i, path)
+            else:
+                end = flat.end()
+                self.deferred[path] = i
         else:
             end = _SCALAR.match(text, i).end()
             if _DATE.fullmatch(text, i, end):
                 spaced = _SPACED_TIME.match(text, end)
                 if spaced:
                     end = spaced.end()
-        self._entry(path).value = (i, end)
+        entry = self.entries.get(path)
+        if entry is None:
+            self.entries[path] = Entry(value=(i, end))
+        else:
+            entry.value = (i, end)
         return end
 
     def read_inline_table(self, i: int, path: KeyPath) -> int:
@@ -272,14 +347,25 @@ class _Scanner:
 
     def read_array(self, i: int, path: KeyPath) -> int:
         text = self.text
+        entries = self.entries
         i = self.skip_ws_nl(i + 1)
         index = 0
         while text[i] != "]":
-            i = self.read_value(i, path + (index,))
+            item = _SIMPLE_ITEM.match(text, i)
+            if item is not None:
+                element = path + (index,)
+                entry = entries.get(element)
+                if entry is None:
+                    entries[element] = Entry(value=item.span(1))
+                else:
+                    entry.value = item.span(1)
+                i = item.end()
+            else:
+                i = self.read_value(i, path + (index,))
+                i = self.skip_ws_nl(i)
+                if text[i] == ",":
+                    i = self.skip_ws_nl(i + 1)
             index += 1
-            i = self.skip_ws_nl(i)
-            if text[i] == ",":
-                i = self.skip_ws_nl(i + 1)
         return i + 1
 
 

@@ -9,6 +9,8 @@ counts lines by `\\n`.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate, repeat
+from operator import add
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Span
@@ -42,12 +44,9 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        # Line starts, summed from line lengths (+1 for each "\n") without a Python-level loop.
+        starts = list(accumulate(map(add, map(len, text.split("\n")), repeat(1)), initial=0))
+        starts.pop()  # where a line after the last one would start
         self._starts = starts
 
     @property

@@ -104,6 +104,8 @@ _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 def _walk(document: Any) -> tuple[tuple | None, list[tuple[tuple, int]]]:
     """The first path nested too deep (if any), and every integer outside 64 bits."""
+    if _within_limits(document):  # the common case, answered without building a path per value
+        return None, []
     huge: list[tuple[tuple, int]] = []
     stack: list[tuple[Any, tuple]] = [(document, ())]
     while stack:
@@ -117,6 +119,24 @@ def _walk(document: Any) -> tuple[tuple | None, list[tuple[tuple, int]]]:
         elif type(value) is int and not _INT_MIN <= value <= _INT_MAX:
             huge.append((path, value))
     return None, sorted(huge, key=lambda item: str(item[0]))
+
+
+def _within_limits(document: Any) -> bool:
+    """No value nested deeper than MAX_DEPTH and no integer outside 64 bits."""
+    if not isinstance(document, (dict, list)):
+        return type(document) is not int or _INT_MIN <= document <= _INT_MAX
+    stack: list[tuple[Any, int]] = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if children and depth >= MAX_DEPTH:
+            return False
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif type(child) is int and not _INT_MIN <= child <= _INT_MAX:
+                return False
+    return True
 
 
 def _huge_integer(source: SourceFile, path: tuple, value: int) -> Diagnostic:

@@ -20,13 +20,14 @@ EXAMPLE_PATH = "agent.leviath"
 
 def example_output(rule: RuleInfo) -> str | None:
     """The report for the rule's example, trimmed to its own findings; None if it shows none."""
-    from ..pipeline import validate_text
+    from ..pipeline import VALIDATE_FAMILIES, validate_bytes
     from .text import render_diagnostic
 
     text = rule.example + "\n"
     if "[agent]" not in text and rule.family not in ("syntax",):
         text = EXAMPLE_AGENT + text
-    result = validate_text(text, EXAMPLE_PATH)
+    families = (*VALIDATE_FAMILIES, "analysis") if rule.family == "analysis" else VALIDATE_FAMILIES  # `blueprint check`
+    result = validate_bytes(EXAMPLE_PATH, text.encode("utf-8"), families=families)
     mine = [d for d in result.diagnostics if d.code == rule.code]
     if not mine:
         return None

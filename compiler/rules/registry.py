@@ -31,6 +31,7 @@ RULE_MODULES: tuple[str, ...] = (
     "compiler.schema.rules",
     "compiler.rules.structure",
     "compiler.rules.lint",
+    "compiler.analysis.rules",
     "compiler.suppress",
 )
 
@@ -54,6 +55,8 @@ class RuleInfo:
     differs: str | None = None
     #: A blueprint snippet that does not trigger the rule (the "use instead").
     example_fixed: str | None = None
+    #: `blueprint validate --fix` rewrites it; only for fixes that cannot change what a run does.
+    fixable: bool = False
 
     @property
     def doc_path(self) -> str:
@@ -125,6 +128,7 @@ def define(
     leviath: str | None = None,
     differs: str | None = None,
     example_fixed: str | None = None,
+    fixable: bool = False,
 ) -> RuleInfo:
     """Declare a code. Call at import time of the module that emits it."""
     return REGISTRY.define(
@@ -139,6 +143,7 @@ def define(
             leviath=leviath,
             differs=differs,
             example_fixed=example_fixed.strip("\n") if example_fixed else None,
+            fixable=fixable,
         )
     )
 

@@ -29,11 +29,12 @@ def evolve(value: T, changes: dict[str, Any]) -> T:
     microseconds on a record this wide, this a fraction of one. Only known field names are
     accepted, so a typo still fails loudly.
     """
-    if not changes.keys() <= value.__dict__.keys():
+    merged = {**value.__dict__, **changes}
+    if len(merged) != len(value.__dict__):  # a name that is not a field added an entry
         unknown = ", ".join(sorted(changes.keys() - value.__dict__.keys()))
         raise TypeError(f"{type(value).__name__} has no field {unknown}")
     new = object.__new__(type(value))
-    object.__setattr__(new, "__dict__", {**value.__dict__, **changes})
+    object.__setattr__(new, "__dict__", merged)
     return new
 
 
@@ -46,15 +47,21 @@ class Run:
         self.ir = ir
         self.state = state
         self.actions: list[Action] = []
+        #: The stage last looked up, by name (read a few times per event, changed rarely).
+        self._stage: Stage | None = None
+        self._stage_name: str | None = None
 
     # --- reading and writing the state ---------------------------------------------------
 
     @property
     def stage(self) -> Stage:
-        stage = self.ir.stage(self.state.stage)
-        if stage is None:
-            raise RunnerError(f"the run is in stage '{self.state.stage}', which this blueprint does not have")
-        return stage
+        name = self.state.stage
+        if name != self._stage_name or self._stage is None:
+            stage = self.ir.stage(name)
+            if stage is None:
+                raise RunnerError(f"the run is in stage '{name}', which this blueprint does not have")
+            self._stage, self._stage_name = stage, name
+        return self._stage
 
     def set(self, **changes: Any) -> None:
         self.state = evolve(self.state, changes)

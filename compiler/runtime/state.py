@@ -10,7 +10,7 @@ in place (the machine copies on write), so a state can be shared and compared fr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
 from ..ir.model import NudgeConfig
@@ -164,9 +164,13 @@ class RunState:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"state_version": STATE_VERSION}
+        values = self.__dict__
         for name in _FIELDS[RunState]:
-            value = getattr(self, name)
-            out[name] = [event_to_dict(e) for e in value] if name == "parked" else _encode(value)
+            value = values[name]
+            if type(value) in _PLAIN:
+                out[name] = value
+            else:
+                out[name] = [event_to_dict(e) for e in value] if name == "parked" else _encode(value)
         return out
 
     def to_json(self) -> str:
@@ -212,17 +216,26 @@ def flags_report(state: RunState) -> dict[str, Any]:
 _RECORDS = (RegionSnapshot, Injection, Outcome, Visit, Flags)
 #: Field names per record type, in declaration order (looked up once, not per call).
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (*_RECORDS, RunState)}
+#: Values that are their own JSON form (most fields of a state): no call to encode them.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _encode(value: Any) -> Any:
     kind = type(value)
+    if kind in _PLAIN:
+        return value
     names = _FIELDS.get(kind)
     if names is not None:
-        return {name: _encode(getattr(value, name)) for name in names}
+        values = value.__dict__
+        out = {}
+        for name in names:
+            item = values[name]
+            out[name] = item if type(item) in _PLAIN else _encode(item)
+        return out
     if kind is dict:
-        return {k: _encode(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else _encode(v) for k, v in value.items()}
     if kind is tuple:
-        return [_encode(v) for v in value]
+        return [v if type(v) in _PLAIN else _encode(v) for v in value]
     if kind is NudgeConfig:
         return {"enabled": value.enabled, "max": value.max, "text": value.text}
     return value
@@ -243,15 +256,21 @@ _INT, _NUM, _STR, _BOOL, _LIST, _DICT = (int,), (int, float), (str,), (bool,), (
 
 
 def _int(value: Any, what: str) -> int:
-    return _check(value, _INT, what)
+    if type(value) is not int:
+        raise StateError(f"{what} has the wrong type")
+    return value
 
 
 def _str(value: Any, what: str) -> str:
-    return _check(value, _STR, what)
+    if type(value) is not str:
+        raise StateError(f"{what} has the wrong type")
+    return value
 
 
 def _bool(value: Any, what: str) -> bool:
-    return _check(value, _BOOL, what)
+    if type(value) is not bool:
+        raise StateError(f"{what} has the wrong type")
+    return value
 
 
 def _opt_str(value: Any, what: str) -> str | None:
@@ -293,11 +312,31 @@ def _member(allowed: tuple[str, ...]) -> Reader:
 
 
 def _record(cls: type, readers: dict[str, Reader]) -> Reader:
-    names = _FIELDS[cls]
+    """A reader that builds `cls` field by field, a missing field taking its default.
+
+    The record is assembled directly (as `run.evolve` does): a frozen dataclass's `__init__`
+    costs a call per field, and a state is read back after every persisted step.
+    """
+    spec = tuple(
+        (f.name, readers[f.name], None if f.default_factory is MISSING else f.default_factory, f.default)
+        for f in fields(cls)
+    )
 
     def read(data: Any, what: str) -> Any:
         _check(data, _DICT, what)
-        return cls(**{name: readers[name](data[name], name) for name in names if name in data})
+        values: dict[str, Any] = {}
+        for name, reader, factory, default in spec:
+            if name in data:
+                values[name] = reader(data[name], name)
+            elif factory is not None:
+                values[name] = factory()
+            elif default is not MISSING:
+                values[name] = default
+            else:
+                raise StateError(f"{what} lacks '{name}'")
+        record = object.__new__(cls)
+        object.__setattr__(record, "__dict__", values)
+        return record
 
     return read
 

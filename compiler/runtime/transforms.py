@@ -48,6 +48,8 @@ def transform_effect(ir: Blueprint, stage: Stage, state: RunState, edge: Edge) -
             if r not in carry and holds(ir, stage, state, r) and _worth_summarizing(ir, stage, state, r)
         )
         return clear, summarize
+    if kind not in ("clear", "compact"):
+        return (), ()
     specific = tuple(r.name for r in ir.layout_for(stage).regions if not r.is_fixed)
     if kind == "clear":
         return specific, ()

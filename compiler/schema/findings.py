@@ -22,6 +22,7 @@ from typing import Any, Iterable, Literal
 
 from ..diagnostics import KeyPath, format_key_path
 from .describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
+from .precheck import is_valid
 from .validator import blueprint_validator, iter_schema_errors
 
 #: A table with more keys than this is not listed in full in a fix hint.
@@ -40,6 +41,8 @@ class Finding:
 
 def schema_findings(document: dict[str, Any]) -> list[Finding]:
     """Every schema problem of a parsed document, one finding each, in validation order."""
+    if is_valid(document):  # the common case, decided without jsonschema (see precheck.py)
+        return []
     found: list[Finding] = []
     for error in iter_schema_errors(document):
         found.extend(_translate(error))

@@ -5,6 +5,7 @@ Importing this package registers every lint check (one module per family of chec
 
 from . import budgets, escapes, graph
 from . import declarations, deliverables, gates, outputs, placeholders, security, seeds, spawn, tool_policies, tools
+from . import spellings
 
 __all__ = [
     "budgets",
@@ -18,6 +19,7 @@ __all__ = [
     "security",
     "seeds",
     "spawn",
+    "spellings",
     "tool_policies",
     "tools",
 ]

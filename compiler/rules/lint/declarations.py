@@ -29,6 +29,7 @@ define(
     example_fixed=stage_example("draft"),
     fix='write mode = "autonomous" if that is what you meant',
     leviath="stage-missing-mode",
+    fixable=True,
 )
 
 define(

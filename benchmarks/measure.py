@@ -1,0 +1,221 @@
+"""The four measurements of `run.py`, each returning a `Row` (value, target, met or not).
+
+In-process timings use CPU time (`time.process_time`): it counts only the work this process
+did, so a busy machine (other jobs, a CI neighbour) changes it far less than wall time.
+Subprocess timings use wall time, which is what a user waits for; the two commands run
+interleaved so they share whatever else the machine is doing. Every value is a median over
+repeated runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from compiler.pipeline import validate_bytes
+
+import generate
+import host
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "schemas" / "blueprint.schema.json"
+
+
+@dataclass
+class Row:
+    name: str
+    value: float
+    unit: str
+    target: str
+    met: bool | None  # None: informational, no target
+    shown: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def cpu(fn: Callable[[], Any]) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def cpu_median(fn: Callable[[], Any], repeat: int) -> float:
+    return statistics.median(cpu(fn) for _ in range(repeat))
+
+
+# --- 1. corpus throughput ---------------------------------------------------------------------
+
+
+def corpus_throughput(files: list[tuple[str, bytes]], repeat: int) -> Row:
+    """Every file through `validate_bytes` vs `tomllib.loads` of the same bytes, interleaved."""
+    errors = {name: sum(d.severity == "error" for d in validate_bytes(name, data).diagnostics) for name, data in files}
+    ours, theirs = [], []
+    for _ in range(repeat):
+        ours.append(cpu(lambda: [validate_bytes(name, data) for name, data in files]))
+        theirs.append(cpu(lambda: [tomllib.loads(data.decode("utf-8")) for _, data in files]))
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    per_file = statistics.median(ours) / len(files) * 1000
+    return Row(
+        "corpus: validate_bytes / tomllib.loads",
+        ratio,
+        "x",
+        "≤ 2.0×",
+        ratio <= 2.0,
+        f"{ratio:.2f}× ({per_file:.2f} ms per file, {len(files)} files)",
+        {
+            "files": len(files),
+            "validate_ms_per_file": per_file,
+            "tomllib_ms_per_file": statistics.median(theirs) / len(files) * 1000,
+            "files_with_errors": sorted(name for name, count in errors.items() if count),
+        },
+    )
+
+
+# --- 2. one file, as a process -----------------------------------------------------------------
+
+
+def _tool(name: str) -> str | None:
+    beside = Path(sys.executable).with_name(name)
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
+    """`blueprint validate FILE` vs `check-jsonschema` on the same file, wall time, interleaved."""
+    peer = _tool("check-jsonschema")
+    if peer is None:
+        print(
+            "check-jsonschema is not installed; skipping the process rows.\n"
+            "  install it with: pip install -e '.[bench]'   (or: pip install check-jsonschema)",
+            file=sys.stderr,
+        )
+        return []
+    ours = [_tool("blueprint") or sys.executable, "validate", "--quiet"]
+    if ours[0] == sys.executable:
+        ours[1:1] = ["-m", "compiler"]
+    theirs = [peer, "--schemafile", str(SCHEMA), "--default-filetype", "toml"]
+    with tempfile.TemporaryDirectory() as cache:
+        # Both tools run with bytecode caching on, as an installed tool does (this machine
+        # may set PYTHONDONTWRITEBYTECODE); the warm-up run fills the cache.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = cache
+        rows = []
+        for label, path in (("a valid blueprint", blueprint), ("a blueprint with schema errors", invalid)):
+            samples: dict[str, list[float]] = {"ours": [], "theirs": []}
+            codes = {}
+            for i in range(repeat + 1):
+                for key, command in (("ours", ours), ("theirs", theirs)):
+                    start = time.perf_counter()
+                    done = subprocess.run([*command, str(path)], env=env, capture_output=True)
+                    if i:  # the first round only warms the bytecode cache
+                        samples[key].append(time.perf_counter() - start)
+                    codes[key] = done.returncode
+            mine, peer_s = statistics.median(samples["ours"]), statistics.median(samples["theirs"])
+            ratio = mine / peer_s
+            valid = path is blueprint
+            rows.append(
+                Row(
+                    f"process: blueprint validate / check-jsonschema, {label}",
+                    ratio,
+                    "x",
+                    "≤ 0.5×" if valid else "(information)",
+                    ratio <= 0.5 if valid else None,
+                    f"{ratio:.2f}× ({mine * 1000:.0f} ms vs {peer_s * 1000:.0f} ms)",
+                    {"file": path.name, "blueprint_ms": mine * 1000, "check_jsonschema_ms": peer_s * 1000,
+                     "exit_codes": codes},
+                )
+            )
+    return rows
+
+
+# --- 3. scaling ---------------------------------------------------------------------------------
+
+
+def scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
+    per_stage, seconds, wall, megabytes = {}, {}, {}, {}
+    for size in sizes:
+        data = generate.scaled(size).encode()
+        megabytes[size] = len(data) / 1e6
+        errors = [d for d in validate_bytes("scaled.leviath", data).diagnostics if d.severity == "error"]
+        if errors:
+            raise SystemExit(f"the generated {size}-stage blueprint has errors: {errors[0].message}")
+        seconds[size] = cpu_median(lambda: validate_bytes("scaled.leviath", data), repeats[size])
+        start = time.perf_counter()
+        validate_bytes("scaled.leviath", data)
+        wall[size] = time.perf_counter() - start
+        per_stage[size] = seconds[size] / size * 1e6
+    spread = max(per_stage.values()) / min(per_stage.values())
+    largest = max(sizes)
+    return [
+        Row(
+            "scaling: time per stage, largest / smallest",
+            spread,
+            "x",
+            "≤ 2.0×",
+            spread <= 2.0,
+            f"{spread:.2f}× (" + ", ".join(f"{n:,}: {per_stage[n]:.0f} µs" for n in sizes) + ")",
+            {"us_per_stage": per_stage},
+        ),
+        Row(
+            f"scaling: one {largest:,}-stage file",
+            seconds[largest],
+            "s",
+            "< 5 s",
+            seconds[largest] < 5.0,
+            f"{seconds[largest]:.2f} s ({wall[largest]:.2f} s wall, {megabytes[largest]:.1f} MB)",
+            {"cpu_seconds": seconds, "wall_seconds_one_run": wall},
+        ),
+    ]
+
+
+# --- 4. the runner ------------------------------------------------------------------------------
+
+
+def runner_rows(events: int, repeat: int) -> list[Row]:
+    import random
+
+    from compiler.api import compile_bytes, load_ir
+    from compiler.runtime import RunState, start, step
+
+    text = generate.realistic(random.Random(5), "runner")
+    ir = load_ir(compile_bytes(text.encode(), "runner.leviath"))
+    recording = host.record(ir, events)
+    steps = recording.events
+    step_us = cpu_median(lambda: host.replay(ir, recording), repeat) / steps * 1e6
+
+    states = []
+    for run_start, stream in recording.runs:
+        state, _ = start(ir, run_start)
+        for event in stream:
+            state, _ = step(ir, state, event)
+            states.append(state)
+    sample = states[:: max(1, len(states) // 5000)]
+    round_trip_us = cpu_median(lambda: [RunState.from_json(s.to_json()) for s in sample], repeat) / len(sample) * 1e6
+    size = statistics.median(len(s.to_json()) for s in sample)
+    return [
+        Row(
+            "runner: step, per event",
+            step_us,
+            "µs",
+            "≤ 25 µs",
+            step_us <= 25,
+            f"{step_us:.1f} µs ({steps:,} events, {len(recording.runs)} runs)",
+            {"events": steps, "runs": len(recording.runs)},
+        ),
+        Row(
+            "runner: RunState to_json + from_json",
+            round_trip_us,
+            "µs",
+            "≤ 100 µs",
+            round_trip_us <= 100,
+            f"{round_trip_us:.1f} µs ({len(sample):,} states, median {size:.0f} bytes)",
+            {"states": len(sample), "median_json_bytes": size},
+        ),
+    ]

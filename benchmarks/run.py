@@ -1,0 +1,145 @@
+"""Benchmarks: `python benchmarks/run.py` prints a table and writes benchmarks/results/latest.json.
+
+One run measures, on the same inputs:
+
+1. corpus throughput: `validate_bytes` (everything `validate` does) vs `tomllib.loads` over the
+   real blueprints in ../shared/corpus (when present) plus a seeded generated corpus;
+2. one file as a process: `blueprint validate FILE` vs `check-jsonschema` with our schema
+   (the `bench` extra installs it; without it the row is skipped with a hint);
+3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
+4. the runner: `step` per event over a long generated event stream, and the RunState JSON
+   round trip.
+
+`--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
+docs/performance.md explains every row. Run from the root of a checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import generate  # noqa: E402
+import measure  # noqa: E402
+
+SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
+PACKAGES = ("blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
+#: Sizes and repetitions: (full run, --quick).
+PLAN = {
+    "generated_files": (40, 4),
+    "corpus_repeat": (15, 2),
+    "process_repeat": (21, 2),
+    "scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
+    "scaling_repeat": ({100: 15, 1000: 5, 10000: 3}, {10: 2, 20: 2, 40: 2}),
+    "runner_events": (20000, 400),
+    "runner_repeat": (9, 2),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a smoke test of the script")
+    parser.add_argument("--out", type=Path, help="where to write the JSON (default: results/latest.json)")
+    args = parser.parse_args(argv)
+    pick = 1 if args.quick else 0
+    plan = {key: value[pick] for key, value in PLAN.items()}
+    out = args.out or (None if args.quick else HERE / "results" / "latest.json")
+
+    header = machine_header(args.quick)
+    print_header(header)
+    rows = []
+    files = corpus_files(plan["generated_files"])
+    rows.append(measure.corpus_throughput(files, plan["corpus_repeat"]))
+    with tempfile.TemporaryDirectory() as work:
+        valid, invalid = process_inputs(Path(work))
+        rows.extend(measure.process_rows(valid, invalid, plan["process_repeat"]))
+    rows.extend(measure.scaling_rows(plan["scaling_sizes"], plan["scaling_repeat"]))
+    rows.extend(measure.runner_rows(plan["runner_events"], plan["runner_repeat"]))
+    print_table(rows)
+
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        document = {"header": header, "rows": [asdict(row) for row in rows]}
+        out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"\nwritten: {out}")
+    return 0
+
+
+def corpus_files(generated: int) -> list[tuple[str, bytes]]:
+    real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
+    files = [(str(path), path.read_bytes()) for path in real]
+    return files + generate.corpus(generated)
+
+
+def process_inputs(work: Path) -> tuple[Path, Path]:
+    """The largest real blueprint (else a generated one), and a copy with schema errors."""
+    real = sorted(SHARED_CORPUS.rglob("*.leviath"), key=lambda p: p.stat().st_size) if SHARED_CORPUS.is_dir() else []
+    text = real[-1].read_text(encoding="utf-8") if real else generate.corpus(1)[0][1].decode()
+    valid = work / "agent.leviath"
+    valid.write_text(text, encoding="utf-8")
+    invalid = work / "broken.leviath"
+    invalid.write_text(text.replace("max_iterations = ", "max_iteration = ", 1) + '\n[sandbox]\nkind = "vm"\n',
+                       encoding="utf-8")
+    return valid, invalid
+
+
+def machine_header(quick: bool) -> dict:
+    from importlib import metadata
+
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=HERE, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "quick": quick,
+        "commit": commit,
+        "cpus": os.cpu_count(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "packages": versions,
+        "shared_corpus": SHARED_CORPUS.is_dir(),
+    }
+
+
+def print_header(header: dict) -> None:
+    load = ", ".join(f"{x:.2f}" for x in header["load_average"] or [])
+    print(f"{header['date']}  commit {header['commit'] or '?'}{'  (quick)' if header['quick'] else ''}")
+    print(f"{header['platform']}, {header['cpus']} CPUs (load {load}), {header['implementation']} {header['python']}")
+    print("  ".join(f"{name} {version or '-'}" for name, version in header["packages"].items()))
+    print()
+
+
+def print_table(rows: list) -> None:
+    width = max(len(row.name) for row in rows)
+    shown = max(len(row.shown) for row in rows)
+    print(f"{'benchmark':<{width}}  {'measured':<{shown}}  {'target':<13}  status")
+    for row in rows:
+        status = "-" if row.met is None else ("met" if row.met else "NOT MET")
+        print(f"{row.name:<{width}}  {row.shown:<{shown}}  {row.target:<13}  {status}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

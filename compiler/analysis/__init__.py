@@ -1,0 +1,47 @@
+"""Exhaustive run analysis: every run a blueprint allows, explored with the stage-runner.
+
+    from compiler.analysis import analyze
+
+    analysis = analyze(blueprint)          # blueprint: compiler.ir.model.Blueprint
+    analysis.findings                      # strands, endless loops, dead stages and edges …
+    analysis.findings[0].trace.events      # … each with a run that shows it, as runner events
+    analysis.ceilings                      # the most visits and inferences any run makes
+    analysis.graph                         # the run-state graph (networkx)
+
+Importing this package is cheap: the exploration loads on the first call, and networkx only
+when `Analysis.graph` is read. See docs/check.md for what is explored and what is not.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .ceilings import Ceilings, StageCeiling
+    from .core import Analysis, analyze, analyze_cached
+    from .findings import Finding
+    from .traces import Trace, TraceStep
+
+_EXPORTS = {
+    "Analysis": "core",
+    "analyze": "core",
+    "analyze_cached": "core",
+    "Ceilings": "ceilings",
+    "StageCeiling": "ceilings",
+    "Finding": "findings",
+    "Trace": "traces",
+    "TraceStep": "traces",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler.analysis' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

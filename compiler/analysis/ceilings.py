@@ -1,0 +1,260 @@
+"""The cost ceiling: the most stage visits and inferences any run can make, or why there is none.
+
+Over the run graph: the longest path, counting one visit per edge into a stage, and for
+inferences each visit's most (`Exit.max_calls`: its iteration limit plus the routing answers
+its gates allow). A cycle means visits are unbounded; a visit without an iteration limit (no
+`max_iterations`, or a fan-out stage, which the cap does not bind) means inferences are.
+Per stage: the most visits (exact), the most inferences in one visit, and their product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..graph.algorithms import strongly_connected
+from .visit import INFINITE
+
+if TYPE_CHECKING:
+    from .runs import RunGraph
+
+
+@dataclass(frozen=True)
+class StageCeiling:
+    stage: str
+    #: The most times one run enters the stage (None: no limit).
+    visits: int | None
+    #: The most inferences (replies and routing answers) one visit makes (None: no limit).
+    per_visit: int | None
+    #: At most visits × per_visit (None when either has no limit).
+    inferences: int | None
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    #: The most stage visits one run makes (None: a run can loop for ever).
+    visits: int | None
+    #: The most inferences one run makes (None: unbounded).
+    inferences: int | None
+    stages: tuple[StageCeiling, ...]
+    #: Stages a visit of which can go on for ever (no iteration limit), in declaration order.
+    endless: tuple[str, ...] = ()
+
+    @property
+    def bounded(self) -> bool:
+        return self.visits is not None and self.inferences is not None
+
+    def to_dict(self) -> dict:
+        return {
+            "bounded": self.bounded,
+            "visits": self.visits,
+            "inferences": self.inferences,
+            "endless_stages": list(self.endless),
+            "stages": [
+                {"stage": s.stage, "visits": s.visits, "inferences_per_visit": s.per_visit, "inferences": s.inferences}
+                for s in self.stages
+            ],
+        }
+
+
+def topological_order(graph: "RunGraph", adjacency: list[list[int]]) -> list[int] | None:
+    """Run states in an order where every edge goes forward; None if the graph has a cycle."""
+    count = len(adjacency)
+    indegree = [0] * count
+    for targets in adjacency:
+        for target in targets:
+            indegree[target] += 1
+    ready = [n for n in range(count) if indegree[n] == 0]
+    order: list[int] = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for target in adjacency[node]:
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    return order if len(order) == count else None
+
+
+def cycles(graph: "RunGraph", adjacency: list[list[int]]) -> list[list[int]]:
+    """The strongly connected sets of run states that hold a cycle."""
+    found = []
+    for component in strongly_connected(adjacency):
+        if len(component) > 1 or component[0] in adjacency[component[0]]:
+            found.append(component)
+    return found
+
+
+def compute(graph: "RunGraph", order: list[int] | None, adjacency: list[list[int]]) -> Ceilings:
+    ir = graph.ir
+    names = [stage.name for stage in ir.stages]
+    visited_stages = {stage for stage, _, _ in graph.nodes}
+    per_visit: dict[str, float] = {}
+    for key, result in graph.visits.items():
+        per_visit[key[0]] = max(per_visit.get(key[0], 0), result.max_calls)
+    endless = tuple(name for name in names if per_visit.get(name, 0) == INFINITE)
+    if order is None:
+        visits_in_loops = _visits_with_loops(graph, adjacency, names)
+        stages = tuple(
+            StageCeiling(name, visits_in_loops[name], _finite(per_visit.get(name, 0)), _product(visits_in_loops[name], per_visit.get(name, 0)))
+            for name in names
+        )
+        return Ceilings(None, None, stages, endless)
+    visits = _stage_visits(graph, order, names, adjacency)
+    total_visits, total_calls = _longest_run(graph, order)
+    stages = tuple(
+        StageCeiling(
+            name,
+            visits[name],
+            _finite(per_visit.get(name, 0)),
+            _product(visits[name], per_visit.get(name, 0)),
+        )
+        for name in names
+    )
+    return Ceilings(total_visits, _finite(total_calls), stages, endless)
+
+
+def _visits_with_loops(graph: "RunGraph", adjacency: list[list[int]], names: list[str]) -> dict[str, int | None]:
+    """Most visits per stage when runs can loop: unbounded for a stage some loop passes
+    through, else the most entries along any path of the graph with each loop contracted."""
+    components = strongly_connected(adjacency)
+    component_of = [0] * len(adjacency)
+    for number, members in enumerate(components):
+        for node in members:
+            component_of[node] = number
+    looping: set[str] = set()
+    for members in components:
+        if len(members) > 1 or members[0] in adjacency[members[0]]:
+            looping.update(graph.nodes[node][0] for node in members)
+    entered = {stage for stage, _, _ in graph.nodes}
+    counted = [name for name in names if name in entered and name not in looping]
+    position = {name: i for i, name in enumerate(counted)}
+    contracted: list[set[int]] = [set() for _ in components]
+    indegree = [0] * len(components)
+    for node, targets in enumerate(adjacency):
+        for target in targets:
+            a, b = component_of[node], component_of[target]
+            if a != b and b not in contracted[a]:
+                contracted[a].add(b)
+                indegree[b] += 1
+    ready = [n for n in range(len(components)) if indegree[n] == 0]
+    order = []
+    while ready:
+        number = ready.pop()
+        order.append(number)
+        for other in contracted[number]:
+            indegree[other] -= 1
+            if indegree[other] == 0:
+                ready.append(other)
+    best = [[0] * len(counted) for _ in components]
+    for number in reversed(order):  # a contracted loop holds no counted stage: entries only on the way out
+        row = best[number]
+        for other in contracted[number]:
+            gain = [0] * len(counted)
+            for node in components[other]:
+                i = position.get(graph.nodes[node][0])
+                if i is not None:
+                    gain[i] = 1
+            for i, value in enumerate(best[other]):
+                row[i] = max(row[i], value + gain[i])
+    start = component_of[0] if graph.nodes else None
+    out: dict[str, int | None] = {name: 0 for name in names}
+    out.update((name, None) for name in looping)
+    for name, i in position.items():
+        out[name] = (best[start][i] if start is not None else 0) + (1 if graph.nodes and graph.nodes[0][0] == name else 0)
+    return out
+
+
+def _finite(value: float) -> int | None:
+    return None if value == INFINITE else int(value)
+
+
+def _product(visits: int | None, per_visit: float) -> int | None:
+    if visits == 0:
+        return 0
+    if visits is None or per_visit == INFINITE:
+        return None
+    return int(visits * per_visit)
+
+
+def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
+    """The most visits and the most inferences along any run (both from the start)."""
+    count = len(graph.nodes)
+    visits, calls = [0] * count, [0.0] * count
+    out, results, keys = graph.out, graph.visits, graph.visit_keys
+    for node in reversed(order):
+        exits = results[keys[node]].exits
+        most_visits, most_calls = 0, 0.0
+        for number, target in out[node]:
+            if type(target) is int:
+                if visits[target] + 1 > most_visits:
+                    most_visits = visits[target] + 1
+                candidate = exits[number].max_calls + calls[target]
+            else:
+                candidate = exits[number].max_calls
+            if candidate > most_calls:
+                most_calls = candidate
+        visits[node], calls[node] = most_visits, most_calls
+    return (1 + visits[0], calls[0]) if count else (0, 0.0)
+
+
+def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:
+    """The most visits of each stage. Read off the visit counts in the run states where every
+    entry to the stage is budget-checked (the count is then exact up to the budget); one visit
+    for a stage no edge of any run enters but the start, or that every run ends in; a longest
+    path counting entries to it otherwise."""
+    entered = {stage for stage, _, _ in graph.nodes}
+    unchecked = _entered_unchecked(graph)
+    targets, leaves = set(), set()
+    for key, result in graph.visits.items():
+        targets.update(e.target for e in result.exits if e.kind == "edge")
+        if any(e.kind == "edge" for e in result.exits):
+            leaves.add(key[0])
+    most: dict[str, int] = {name: 0 for name in names}
+    exact = [
+        (name, graph.weights[i], graph.spent_at[i] + 1)
+        for i, name in enumerate(graph.tracked)
+        if name not in unchecked
+    ]
+    for code in {code for _, code, _ in graph.nodes}:
+        for name, weight, radix in exact:
+            digit = (code // weight) % radix
+            if digit > most[name]:
+                most[name] = digit
+    counted = {name for name, _, _ in exact}
+    once = {name for name in entered if name not in targets or name not in leaves}
+    most.update((name, 1) for name in once if name not in counted)
+    others = [name for name in names if name in entered and name not in counted and name not in once]
+    if others:
+        most.update(_longest_entries(graph, order, others, adjacency))
+    return most
+
+
+def _longest_entries(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:
+    """For each of `names`, the most entries into it along any run (the start counts)."""
+    position = {name: i for i, name in enumerate(names)}
+    count = len(graph.nodes)
+    best = [[0] * len(names) for _ in range(count)]
+    nodes = graph.nodes
+    for node in reversed(order):
+        row = best[node]
+        for target in adjacency[node]:
+            following = best[target]
+            entered = position.get(nodes[target][0])
+            for i, value in enumerate(following):
+                if i == entered:
+                    value += 1
+                if value > row[i]:
+                    row[i] = value
+    first = position.get(nodes[0][0]) if count else None
+    return {name: best[0][i] + (1 if i == first else 0) for i, name in enumerate(names)} if count else {}
+
+
+def _entered_unchecked(graph: "RunGraph") -> set[str]:
+    """Stages a fall-through or a merge hand-off enters (no budget check)."""
+    found = set()
+    for result in graph.visits.values():
+        for exit in result.exits:
+            if exit.kind == "edge" and exit.condition in ("fall_through", "merge"):
+                found.add(exit.target)
+    return found

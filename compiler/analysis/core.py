@@ -1,0 +1,124 @@
+"""`analyze(blueprint)`: every run of a blueprint explored, as findings, traces and ceilings."""
+
+from __future__ import annotations
+
+import weakref
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from . import ceilings as ceiling_rules
+from .ceilings import Ceilings
+from .findings import Finding, find_all
+from .runs import STATE_LIMIT, RunGraph, explore_runs
+from .visit import INFINITE
+
+if TYPE_CHECKING:
+    import networkx
+
+    from ..ir.model import Blueprint
+
+
+@dataclass
+class Analysis:
+    """What exploring every run of `blueprint` found.
+
+    `findings` carry counterexample traces (`Finding.trace`, replayed and verified through the
+    runner); `ceilings` are the most visits and inferences any run makes (None when the
+    exploration was cut short, see `complete`); `graph` is the run-state graph as networkx.
+    """
+
+    blueprint: "Blueprint"
+    findings: tuple[Finding, ...]
+    ceilings: Ceilings | None
+    #: Every run state was explored (False when the state limit cut the exploration short:
+    #: then findings that say "no run …" and the ceilings are withheld).
+    complete: bool
+    runs: RunGraph = field(repr=False)
+
+    @property
+    def states(self) -> int:
+        """Run states explored (a stage entered with given visit counts and final output)."""
+        return len(self.runs.nodes)
+
+    @property
+    def visits_explored(self) -> int:
+        """Distinct stage visits explored move by move."""
+        return len(self.runs.visits)
+
+    @cached_property
+    def graph(self) -> "networkx.MultiDiGraph":
+        """The run-state graph (networkx is imported here, on first use).
+
+        Nodes are run-state numbers (0 is the start) with `stage`, `visits` (the budgeted
+        stages' counts), `final_output` and `start`; and one node per way a run ends,
+        `"end:<stage>:<complete|fail>:<how>"`. Each edge is one way a visit ends: `kind`
+        (edge, complete, fail), `target`, `condition`, `inferences` (the most the visit makes,
+        None when unbounded) and `moves` (what the host did, on the shortest witness).
+        """
+        import networkx
+
+        runs = self.runs
+        graph = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
+        for node, (stage, code, final_output) in enumerate(runs.nodes):
+            graph.add_node(node, stage=stage, visits=runs.counts(code), final_output=final_output, start=node == 0)
+        for node, edges in enumerate(runs.out):
+            result = runs.visits.get(runs.visit_keys[node])
+            if result is None:
+                continue
+            for number, target in edges:
+                exit = result.exits[number]
+                if type(target) is not int:
+                    target = f"end:{target.stage}:{target.kind}:{target.how}"
+                    graph.add_node(target, stage=exit.pre.stage, end=exit.kind, how=exit.key[1])
+                graph.add_edge(
+                    node,
+                    target,
+                    key=number,
+                    kind=exit.kind,
+                    target=exit.target,
+                    condition=exit.condition,
+                    inferences=None if exit.max_calls == INFINITE else int(exit.max_calls),
+                    moves=[move.describe() for move in result.witness(exit)],
+                )
+        return graph
+
+
+def analyze(blueprint: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True) -> Analysis:
+    """Explore every run of `blueprint` (the typed IR) with the stage-runner.
+
+    Meant for blueprints without errors (`blueprint check` refuses others); on any IR it
+    still terminates and never raises for a blueprint's content. `limit` caps the run states
+    explored; `reduce=False` turns off the shortcuts that only save work.
+    """
+    runs = explore_runs(blueprint, limit=limit, reduce=reduce)
+    complete = not runs.truncated
+    adjacency = runs.successors
+    order = ceiling_rules.topological_order(runs, adjacency) if complete else None
+    cycle_sets = ceiling_rules.cycles(runs, adjacency) if complete and order is None else []
+    findings = find_all(runs, cycle_sets, complete=complete)
+    ceilings = ceiling_rules.compute(runs, order, adjacency) if complete else None
+    return Analysis(blueprint, tuple(findings), ceilings, complete, runs)
+
+
+#: The state limit `analyze_cached` uses (the `analysis` rule check reads it; `blueprint
+#: check --max-states` sets it around a file).
+state_limit: ContextVar[int] = ContextVar("state_limit", default=STATE_LIMIT)
+
+_CACHE: dict[tuple[int, int], tuple["weakref.ref[Blueprint]", Analysis]] = {}
+_CACHE_SIZE = 16
+
+
+def analyze_cached(blueprint: "Blueprint") -> Analysis:
+    """`analyze` with the current `state_limit`, remembered for the same blueprint object (a
+    check and the report of its ceilings share one exploration)."""
+    limit = state_limit.get()
+    entry = _CACHE.get((id(blueprint), limit))
+    if entry is not None and entry[0]() is blueprint:
+        return entry[1]
+    analysis = analyze(blueprint, limit=limit)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[(id(blueprint), limit)] = (weakref.ref(blueprint), analysis)
+    return analysis

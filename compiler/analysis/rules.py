@@ -1,0 +1,287 @@
+"""The `analysis` rule family: what exploring every run finds, as ordinary diagnostics.
+
+Only `blueprint check` runs this family (`blueprint validate` does not). The codes are
+declared here, in a module that imports nothing heavy, so loading the registry stays cheap;
+the exploration itself is imported when the check runs.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..diagnostics import Diagnostic
+from ..rules.context import RuleContext
+from ..rules.lint.snippets import stage as declared
+from ..rules.registry import check, define
+
+FAMILY = "analysis"
+
+
+def _blueprint(*blocks: str) -> str:
+    return "\n\n".join(blocks) + "\n"
+
+
+define(
+    "run-can-strand",
+    severity="warning",
+    family=FAMILY,
+    summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
+    rationale=(
+        "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
+        "the runner takes the stage's first `dead_end` edge, else its first `error` edge, and "
+        "fails the run when neither can be taken. This finding is exact: the analysis explored "
+        "every run the blueprint allows (every routing answer, error, iteration cap, stuck "
+        "interrupt, gate outcome and DONE) and found one that strands; the trace below the "
+        "finding is that run, stage visit by stage visit, and replaying its events through the "
+        "stage-runner ends in the same failure. A warning, not an error: the run needs the "
+        "model to route a particular way, but nothing stops it from doing so."
+    ),
+    example=_blueprint(
+        declared("draft", "max_revisits = 2"),
+        "[stages.draft.transitions.review]",
+        declared("review", "max_revisits = 1"),
+        '[stages.review.transitions.draft]\nhint = "needs changes"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("draft", "max_revisits = 2"),
+        "[stages.draft.transitions.review]",
+        '[stages.draft.transitions.publish]\ncondition = "dead_end"',
+        declared("review", "max_revisits = 1"),
+        '[stages.review.transitions.draft]\nhint = "needs changes"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    fix='add a condition = "dead_end" edge to a stage without max_revisits (usually the output stage)',
+    differs=(
+        "Leviath's dead-end-possible is a local guess: it warns on every stage whose normal "
+        "targets all have max_revisits, whether or not a run can spend them by the time the "
+        "stage ends, and trusts no escape target with a budget. This rule answers exactly and "
+        "shows the run; `blueprint check` reports it instead of dead-end-possible."
+    ),
+)
+
+define(
+    "run-can-loop-forever",
+    severity="warning",
+    family=FAMILY,
+    summary="Some run can go round a cycle of stage visits for ever: no budget bounds it.",
+    rationale=(
+        "A run state is the stage being entered, the visit count of every stage whose "
+        "max_revisits a transition checks, and the output submitted so far. When a run can "
+        "come back to the same run state, every budget it reads answers the same as before, so "
+        "it can go round again, and again: a review that keeps rejecting, a stage that keeps "
+        "failing or getting stuck loops until someone kills it, paying for every lap. The trace "
+        "is the way into the loop and one lap of it; replaying it through the stage-runner "
+        "returns to the state where the lap began. Every edge kind counts, including error, "
+        "stuck and iteration-cap edges, fall-through and fan-out hand-offs."
+    ),
+    example=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.check]",
+        declared("check"),
+        '[stages.check.transitions.work]\nhint = "not finished"',
+        '[stages.check.transitions.done]\nhint = "finished"',
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("work", "max_revisits = 3"),
+        "[stages.work.transitions.check]",
+        declared("check"),
+        '[stages.check.transitions.work]\nhint = "not finished"',
+        '[stages.check.transitions.done]\nhint = "finished"',
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    fix="set max_revisits on a stage of the loop that a transition enters",
+    differs=(
+        "Leviath's cycle-without-max-revisits looks only at pairs of stages that name each "
+        "other. This rule follows every run, so it also finds longer loops and loops through "
+        "error or stuck edges, and it stays silent on a cycle no run can go round; "
+        "`blueprint check` reports it instead of cycle-without-max-revisits."
+    ),
+)
+
+define(
+    "stage-never-entered",
+    severity="warning",
+    family=FAMILY,
+    summary="The stage graph leads to a stage, but no run ever enters it.",
+    rationale=(
+        "`unreachable-stage` asks whether any edge leads to a stage. This asks whether any run "
+        "takes one: an edge's condition may never arise (an iteration cap that another "
+        "interrupt always pre-empts, a stage that never ends normally), and a target may "
+        "always have used up its max_revisits by the time the edge could fire. The stage's "
+        "prompt, tools and edges are then dead weight, or an edge meant to reach it does not "
+        "work as written. Stages that only run as fan-out workers (in runs of their own) are "
+        "not reported."
+    ),
+    example=_blueprint(
+        declared("intake", max_iterations=1),
+        "[stages.intake.transitions.work]",
+        '[stages.intake.transitions.triage]\ncondition = "max_iterations"',
+        declared("work"),
+        "[stages.work.transitions]",
+        declared("triage"),
+        "[stages.triage.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("intake", max_iterations=10),
+        "[stages.intake.transitions.work]",
+        '[stages.intake.transitions.triage]\ncondition = "max_iterations"',
+        declared("work"),
+        "[stages.work.transitions]",
+        declared("triage"),
+        "[stages.triage.transitions]",
+    ),
+    fix="check the conditions and max_revisits on the edges into it, or delete the stage",
+)
+
+define(
+    "edge-never-taken",
+    severity="warning",
+    family=FAMILY,
+    summary="A transition that no run ever takes.",
+    rationale=(
+        "An always/llm_choice, error, max_iterations or stuck edge is written to be taken in "
+        "some run. When exhaustive exploration finds none, the edge is dead: its target is "
+        "always spent when the stage runs, its condition never arises before the stage ends "
+        "another way (a stuck threshold that always trips first pre-empts the iteration cap; "
+        "a cap the stage never reaches), or another edge always wins. `dead_end` edges are not "
+        "reported: they are safety nets, rightly unused where targets never run out. Edges "
+        "into a stage no run enters are left to `stage-never-entered`."
+    ),
+    example=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.review]",
+        '[stages.work.transitions.rethink]\ncondition = "stuck"\nstuck_after_iterations = 10',
+        '[stages.work.transitions.handover]\ncondition = "max_iterations"',
+        declared("rethink"),
+        "[stages.rethink.transitions.review]",
+        declared("review"),
+        "[stages.review.transitions.handover]",
+        declared("handover"),
+        "[stages.handover.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.review]",
+        '[stages.work.transitions.rethink]\ncondition = "stuck"\nstuck_after_same_file_edits = 5',
+        '[stages.work.transitions.handover]\ncondition = "max_iterations"',
+        declared("rethink"),
+        "[stages.rethink.transitions.review]",
+        declared("review"),
+        "[stages.review.transitions.handover]",
+        declared("handover"),
+        "[stages.handover.transitions]",
+    ),
+    fix="check the edge's condition, its target's max_revisits and the stage's other edges, or drop the edge",
+)
+
+define(
+    "output-can-be-skipped",
+    severity="warning",
+    family=FAMILY,
+    summary="Some run ends without ever entering the blueprint's output stage.",
+    rationale=(
+        "A `mode = \"output\"` stage is where a run hands back its answer. A run that completes "
+        "with DONE before reaching it returns nothing; a run that reaches the end of another "
+        "stage with no edge left fails, because no final output was submitted. The analysis "
+        "follows every run and reports each stage where one can end without having entered an "
+        "output stage, with the run that does it. Runs that end in an inference error are not "
+        "counted: an error edge is the place to handle those."
+    ),
+    example=_blueprint(
+        declared("research"),
+        '[stages.research.transitions.answer]\nhint = "enough sources"',
+        '[stages.research.transitions.give_up]\nhint = "nothing found"',
+        declared("give_up"),
+        "[stages.give_up.transitions]",
+        declared("answer", mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("research"),
+        '[stages.research.transitions.answer]\nhint = "enough sources"',
+        '[stages.research.transitions.give_up]\nhint = "nothing found"',
+        declared("give_up"),
+        "[stages.give_up.transitions.answer]",
+        declared("answer", mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    fix="route the stage to the output stage instead of ending the run there",
+    differs=(
+        "Leviath's allow-complete-skips-output warns on every stage with allow_complete when an "
+        "output stage exists, wherever it sits, and misses runs that end at a terminal stage "
+        "instead. This rule follows every run; `blueprint check` reports it instead of "
+        "allow-complete-skips-output."
+    ),
+)
+
+define(
+    "analysis-incomplete",
+    severity="note",
+    family=FAMILY,
+    summary="The run analysis stopped at its state limit, so it reports only what it found.",
+    rationale=(
+        "The analysis explores run states (a stage entered with the visit counts its budgets "
+        "read) up to a limit (`blueprint check --max-states`, 200,000 by default). A blueprint with many stages whose max_revisits can "
+        "combine freely has more; the analysis then still reports the runs it found (each one "
+        "replayed and real), but not what no run does — stages never entered, edges never taken "
+        "— nor the cost ceiling."
+    ),
+    example=_blueprint(
+        "# Picture eighteen stages like s1 and s2, each able to send the run to every other:",
+        declared("s1", "max_revisits = 1"),
+        '[stages.s1.transitions.s2]\n[stages.s1.transitions.done]\nhint = "finished"',
+        declared("s2", "max_revisits = 1"),
+        '[stages.s2.transitions.s1]\n[stages.s2.transitions.done]\nhint = "finished"',
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    fix="lower max_revisits on stages of large loops, or split the blueprint",
+)
+
+#: Every code this family emits.
+CODES = (
+    "run-can-strand",
+    "run-can-loop-forever",
+    "stage-never-entered",
+    "edge-never-taken",
+    "output-can-be-skipped",
+    "analysis-incomplete",
+)
+#: Validate-family codes whose question this family answers exactly: `blueprint check`
+#: reports the analysis finding (or nothing) instead.
+SUPERSEDES = {
+    "dead-end-possible": "run-can-strand",
+    "cycle-without-max-revisits": "run-can-loop-forever",
+    "allow-complete-skips-output": "output-can-be-skipped",
+}
+
+
+@check(*CODES, family=FAMILY)
+def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
+    from .core import analyze_cached
+    from .findings import trace_path
+
+    analysis = analyze_cached(ctx.blueprint)
+    for finding in analysis.findings:
+        related = list(finding.related)
+        if finding.trace is not None:
+            related = [
+                (f"{number}. {step.describe()}", trace_path(step))
+                for number, step in enumerate(finding.trace.steps, 1)
+            ] + related
+        yield ctx.report(
+            finding.code,
+            finding.message,
+            finding.path,
+            stage=finding.stage,
+            fix=finding.fix,
+            related=related,
+        )

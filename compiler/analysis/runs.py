@@ -1,0 +1,356 @@
+"""Every run of a blueprint: stage visits chained into one graph of run states.
+
+A run state here is a stage about to be entered's first READY — the stage, the visit count of
+every stage a revisit budget can refuse, and (when some stage owes an output) the stage whose
+output was accepted. That is everything that decides the rest of a run: inside a visit, the
+runner reads the visit counts only to ask whether an edge's target is still within budget, so
+two states whose budgets answer alike behave alike. Counts of stages no budget ever checks
+are dropped, and a spent budget stays spent, so the graph is finite.
+
+Each visit is explored once per (stage, which of its targets are within budget, output
+accepted so far) by `visit.explore_visit`; its exits become this graph's edges. The budget
+answer is the runner's own (`within_budget`), asked once per stage and count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from ..runtime.machine import start, step
+from ..runtime.policy import output_owed_anywhere, within_budget
+from ..runtime.run import evolve
+from .visit import Exit, VisitResult, ending, explore_visit
+
+if TYPE_CHECKING:
+    from ..ir.model import Blueprint
+    from ..runtime.state import RunState
+
+#: Run states beyond this many are not explored (the analysis says it is incomplete).
+STATE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """How a run ends: `complete` (via `terminal` or `done`) or `fail` (dead_end, no_output,
+    error, unanswered, cancelled), in `stage`."""
+
+    stage: str
+    kind: str
+    how: str
+
+
+@dataclass
+class RunGraph:
+    ir: "Blueprint"
+    #: Stages whose visit count is part of a run state, and the count at which each is spent.
+    tracked: tuple[str, ...]
+    spent_at: tuple[int, ...]
+    weights: tuple[int, ...]
+    start_state: "RunState"
+    #: Some stage owes an output, so which stage submitted one is part of a run state.
+    keeps_output: bool = False
+    #: The most run states the exploration may add.
+    limit: int = STATE_LIMIT
+    #: Run states: (stage, visit-count code, final output) …
+    nodes: list[tuple[str, int, str | None]] = field(default_factory=list)
+    #: … how each was first reached: (parent node, visit key, exit number), None for the start …
+    parents: list[tuple[int, tuple, int] | None] = field(default_factory=list)
+    #: … the visit key it explores with, and its edges out: (exit number, node or terminal).
+    visit_keys: list[tuple] = field(default_factory=list)
+    out: list[list[tuple[int, "int | Terminal"]]] = field(default_factory=list)
+    #: … and the run states it leads to (ends of runs left out).
+    successors: list[list[int]] = field(default_factory=list)
+    visits: dict[tuple, VisitResult] = field(default_factory=dict)
+    truncated: bool = False
+
+    # --- visit counts ---------------------------------------------------------------------------
+
+    def counts(self, code: int) -> dict[str, int]:
+        """The visit counts of the tracked stages in `code`."""
+        return {
+            name: (code // weight) % (spent + 1)
+            for name, spent, weight in zip(self.tracked, self.spent_at, self.weights)
+        }
+
+    def entered(self, code: int, target: str) -> int:
+        """`code` after one more visit of `target` (a spent budget stays spent)."""
+        position = self._position.get(target)
+        if position is None:
+            return code
+        weight, spent = self.weights[position], self.spent_at[position]
+        return code + weight if (code // weight) % (spent + 1) < spent else code
+
+    @property
+    def _position(self) -> dict[str, int]:
+        cached = self.__dict__.get("_position_cache")
+        if cached is None:
+            cached = self.__dict__["_position_cache"] = {name: i for i, name in enumerate(self.tracked)}
+        return cached
+
+    def key_of(self, state: "RunState") -> tuple[str, int, str | None]:
+        """The run-graph node key of a concrete runner state at a stage's entry."""
+        code = 0
+        for name, spent, weight in zip(self.tracked, self.spent_at, self.weights):
+            code += min(state.visits.get(name, 0), spent) * weight
+        return (state.stage, code, state.final_output if self.keeps_output else None)
+
+    def state_of(self, node: int) -> dict:
+        stage, code, final_output = self.nodes[node]
+        return {"stage": stage, "visits": self.counts(code), "final_output": final_output}
+
+
+def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True) -> RunGraph:
+    """The graph of every run of `ir` (see the module docstring). `reduce=False` explores every
+    visit afresh and without shortcuts (slower; the tests check it finds the same graph)."""
+    state, _ = start(ir, 0)
+    tracked, spent_at = _budgeted(ir)
+    weights, weight = [], 1
+    for spent in spent_at:
+        weights.append(weight)
+        weight *= spent + 1
+    keeps_output = bool(output_owed_anywhere(ir))
+    graph = RunGraph(ir, tracked, tuple(spent_at), tuple(weights), state, keeps_output, limit)
+    if state.terminal:
+        return graph
+    budget = _BudgetTable(ir, graph)
+    nodes, parents, visit_keys, out, successors = graph.nodes, graph.parents, graph.visit_keys, graph.out, graph.successors
+    # A run state's number in `index` packs (visit-count code, final output, stage) into one int.
+    stage_number = {stage.name: i for i, stage in enumerate(ir.stages)}
+    outputs: dict[str | None, int] = {None: 0}
+    stages, width = len(ir.stages), len(ir.stages) + 1
+
+    def packed(stage: str, code: int, final_output: str | None) -> int:
+        return (code * width + output_number(final_output)) * stages + stage_number[stage]
+
+    def output_number(final_output: str | None) -> int:
+        return outputs.setdefault(final_output, len(outputs)) if keeps_output else 0
+
+    #: Per visit key, each exit as (number, target, budget digit weight, spent count, output, terminal).
+    plans: dict[tuple, list[tuple]] = {}
+    #: The visit explored for each shape (stage, budgets of the targets that shape a visit, output).
+    bases: dict[tuple, tuple] = {}
+    first = graph.key_of(state)
+    index: dict[int, int] = {packed(*first): 0}
+    nodes.append(first)
+    parents.append(None)
+    visit_keys.append(())
+    out.append([])
+    successors.append([])
+    entry_states = {0: state}
+    #: Per stage: bits of the targets always within budget, and (bit, weight, radix, spent)
+    #: of each budgeted target, to compute the budget answers as one int.
+    answers = budget.bitwise()
+    #: The visit key and plan of each (answers, output, stage), packed into an int.
+    known: dict[int, tuple[tuple, list[tuple]]] = {}
+    node = 0
+    while node < len(nodes):  # breadth first: nodes are appended in discovery order
+        if len(nodes) > limit:
+            graph.truncated = True  # the states found but not explored keep empty visit keys
+            break
+        stage, code, final_output = nodes[node]
+        bits, digits = answers[stage]
+        for bit, weight, radix, spent in digits:
+            if (code // weight) % radix < spent:
+                bits |= bit
+        number_of_stage = stage_number[stage]
+        packed_key = (bits * width + output_number(final_output)) * stages + number_of_stage
+        entry = known.get(packed_key)
+        if entry is not None:
+            key, plan = entry
+            visit_keys[node] = key
+        else:
+            key = (stage, budget.pattern(stage, code), final_output)
+            visit_keys[node] = key
+            plan = plans.get(key)
+        if plan is None:
+            shape = (stage, budget.shape(stage, key[1]), final_output)
+            base = bases.get(shape) if reduce else None
+            if base is not None:
+                result = _rerouted(graph, graph.visits[base], graph.counts(code))
+            else:
+                entry = entry_states.pop(node, None) or _entry_state(graph, node)
+                result = explore_visit(ir, entry, reduce=reduce)
+                bases[shape] = key
+            graph.visits[key] = result
+            graph.truncated |= result.truncated
+            plan = plans[key] = [
+                (*_plan(graph, number, exit, keeps_output), stage_number.get(exit.target or "", 0), output_number(exit.final_output))
+                for number, exit in enumerate(result.exits)
+            ]
+        if entry is None:
+            known[packed_key] = (key, plan)
+        edges, following = out[node], successors[node]
+        for number, target, weight, spent, after_output, terminal, target_number, output in plan:
+            if target is None:
+                edges.append((number, terminal))
+                continue
+            successor = code + weight if weight and (code // weight) % (spent + 1) < spent else code
+            number_key = (successor * width + output) * stages + target_number
+            found = index.get(number_key)
+            if found is None:
+                found = index[number_key] = len(nodes)
+                nodes.append((target, successor, after_output))
+                parents.append((node, key, number))
+                visit_keys.append(())
+                out.append([])
+                successors.append([])
+            edges.append((number, found))
+            following.append(found)
+        node += 1
+    return graph
+
+
+def _plan(graph: RunGraph, number: int, exit, keeps_output: bool) -> tuple:
+    """An exit as the exploration loop uses it: (number, target, budget digit weight and the
+    count at which it is spent, final output kept, terminal)."""
+    final_output = exit.final_output if keeps_output else None
+    if exit.kind != "edge":
+        return number, None, 0, 0, final_output, Terminal(exit.pre.stage, exit.kind, exit.key[1])
+    position = graph._position.get(exit.target)
+    if position is None:
+        return number, exit.target, 0, 0, final_output, None
+    return number, exit.target, graph.weights[position], graph.spent_at[position], final_output, None
+
+
+def budgeted_counts(ir: "Blueprint", visits: dict[str, int]) -> tuple[int, ...]:
+    """The visit counts a run state keeps, for a runner's visit map."""
+    names, spent = _budgeted(ir)
+    return tuple(min(visits.get(name, 0), limit) for name, limit in zip(names, spent))
+
+
+def _budgeted(ir: "Blueprint") -> tuple[tuple[str, ...], list[int]]:
+    """Stages a transition enters and whose `max_revisits` can refuse it, with the count at
+    which the budget is spent (found by asking the runner's budget rule)."""
+    targeted = {edge.target for stage in ir.stages for edge in stage.edges()}
+    names, spent = [], []
+    for stage in ir.stages:
+        if stage.name not in targeted or stage.max_revisits is None:
+            continue
+        names.append(stage.name)
+        spent.append(_first_refusal(ir, stage.name))
+    return tuple(names), spent
+
+
+def _first_refusal(ir: "Blueprint", name: str) -> int:
+    """The smallest visit count at which the runner refuses another entry (monotone: bisect)."""
+    high = 1
+    while within_budget(ir, {name: high}, name):
+        high *= 2
+    low = -1  # within budget at every count below `high` that was probed
+    while high - low > 1:
+        middle = (low + high) // 2
+        if middle >= 0 and within_budget(ir, {name: middle}, name):
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+#: Conditions whose edges are read only when a visit ends by them: an error or a dead end
+#: takes its edge (or fails the run) at once, so their targets' budgets change which exit
+#: the visit takes, never how the visit goes before it.
+ENDING_ONLY = frozenset({"error", "dead_end"})
+
+
+class _BudgetTable:
+    """Which of a stage's edge targets are within budget, for a visit-count code."""
+
+    def __init__(self, ir: "Blueprint", graph: RunGraph) -> None:
+        self.graph = graph
+        self.targets: dict[str, tuple[tuple[str, int | None], ...]] = {}
+        #: Per stage, which targets shape the visit (not only the edge it ends by).
+        self.shaping: dict[str, tuple[bool, ...]] = {}
+        position = {name: i for i, name in enumerate(graph.tracked)}
+        for stage in ir.stages:
+            targets = [t for t in dict.fromkeys(edge.target for edge in stage.edges()) if ir.stage(t) is not None]
+            self.targets[stage.name] = tuple((t, position.get(t)) for t in targets)
+            conditions = {t: {e.condition for e in stage.edges() if e.target == t} for t in targets}
+            self.shaping[stage.name] = tuple(not conditions[t] <= ENDING_ONLY for t in targets)
+        self.open = {t: within_budget(ir, {}, t) for s in ir.stages for t, _ in self.targets[s.name]}
+        #: Per stage and target: (open when untracked, digit weight or 0, radix, spent count).
+        self.digits = {
+            name: tuple(
+                (self.open[t], 0, 1, 0)
+                if position is None
+                else (False, graph.weights[position], graph.spent_at[position] + 1, graph.spent_at[position])
+                for t, position in targets
+            )
+            for name, targets in self.targets.items()
+        }
+
+    def bitwise(self) -> dict[str, tuple[int, tuple[tuple[int, int, int, int], ...]]]:
+        """`pattern` as bits: per stage, the bits always set, and the digits to test."""
+        out = {}
+        for name, digits in self.digits.items():
+            fixed = sum(1 << i for i, (opened, weight, _, _) in enumerate(digits) if weight == 0 and opened)
+            tested = tuple((1 << i, weight, radix, spent) for i, (_, weight, radix, spent) in enumerate(digits) if weight)
+            out[name] = (fixed, tested)
+        return out
+
+    def shape(self, stage: str, pattern: tuple[bool, ...]) -> tuple[bool, ...]:
+        return tuple(p for p, shaping in zip(pattern, self.shaping[stage]) if shaping)
+
+    def pattern(self, stage: str, code: int) -> tuple[bool, ...]:
+        """For each target, whether it is within budget (its digit below the spent count)."""
+        return tuple(
+            opened if weight == 0 else (code // weight) % radix < spent for opened, weight, radix, spent in self.digits[stage]
+        )
+
+
+def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> VisitResult:
+    """A visit that differs from `base` only in the budgets of its error and dead-end targets.
+
+    Everything up to the visit's end goes alike, so the explored states are shared; each exit
+    an error or a dead end decided is decided again by the runner, from the state it was
+    found in with these visit counts put in.
+    """
+    ir = graph.ir
+    exits: list[Exit] = []
+    numbers: dict[tuple, int] = {}
+    renumber: list[int] = []
+    for exit in base.exits:
+        if exit.cause == "failure" or exit.condition in ENDING_ONLY or exit.key[:2] in (("fail", "error"), ("fail", "dead_end")):
+            pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
+            after, actions = step(ir, pre, exit.event)
+            stage = ir.stage(pre.stage)
+            ended = ending(ir, stage, actions) if stage is not None else None
+            if ended is None:
+                raise AssertionError(f"an exit of '{pre.stage}' no longer ends the visit when decided again")
+            exit = replace(exit, key=(*ended, after.final_output), final_output=after.final_output, pre=pre, after=after, actions=actions)
+        number = numbers.get((exit.key, exit.cause))
+        if number is None:
+            number = numbers[(exit.key, exit.cause)] = len(exits)
+            exits.append(exit)
+        elif exit.max_calls > exits[number].max_calls:
+            exits[number] = replace(exits[number], max_calls=exit.max_calls)
+        renumber.append(number)
+    return VisitResult(
+        base.stage,
+        base.nodes,
+        exits,
+        base.max_calls,
+        base.endless,
+        base.truncated,
+        [(node, move, renumber[number]) for node, move, number in base.exit_edges],
+    )
+
+
+def _entry_state(graph: RunGraph, node: int) -> "RunState":
+    """A concrete runner state entering `node`'s stage with `node`'s visit counts.
+
+    The exit that first led here was found in a visit explored from another state with the
+    same budget answers; its last event is fed again to that visit's state with the parent's
+    visit counts put in, so the runner itself enters the stage with the counts of this run.
+    """
+    parent = graph.parents[node]
+    assert parent is not None
+    source, key, number = parent
+    exit = graph.visits[key].exits[number]
+    counts = graph.counts(graph.nodes[source][1])
+    pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
+    after, actions = step(graph.ir, pre, exit.event)
+    stage = graph.ir.stage(exit.pre.stage)
+    if stage is None or ending(graph.ir, stage, actions) != exit.key[:3] or after.stage != graph.nodes[node][0]:
+        raise AssertionError(f"re-entering '{graph.nodes[node][0]}' did not reproduce the explored exit")
+    return after

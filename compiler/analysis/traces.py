@@ -1,0 +1,239 @@
+"""Counterexample traces: a path of the run graph turned into runner events, and checked.
+
+A path is a list of hops (run state, the visit explored for it, the exit taken). Each visit's
+witness (its moves) was found from a representative state; here it is replayed from the
+state the run has actually reached, move by move, through `step`. Padding is replayed as the
+plain tool calls it stands for, until the runner interrupts the stage. If a witness does not
+lead to the same exit from the actual state, the visit is explored again from that state and
+a witness for the exit is taken from there. The events of every hop make the trace; feeding
+them to a fresh run (`verify`) must reproduce the outcome the finding claims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from ..runtime.events import event_to_dict
+from ..runtime.machine import start, step
+from ..runtime.policy import output_owed_anywhere
+from .moves import Move, StageFacts, events
+from .visit import _continues, ending, explore_visit
+
+if TYPE_CHECKING:
+    from ..ir.model import Blueprint
+    from ..runtime.actions import Action
+    from ..runtime.events import Event
+    from ..runtime.state import RunState
+    from .runs import RunGraph
+
+#: Plain tool calls replayed for one padding move at most (a stage that never stops).
+PAD_REPLAY_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One stage visit of a trace: what the host did, and how the visit ended."""
+
+    stage: str
+    #: Which visit of `stage` this is in the run (1 for the first).
+    visit: int
+    moves: tuple[Move, ...]
+    #: ("edge", target, condition), ("complete", via), ("fail", kind) — see `visit.Exit`.
+    exit: tuple
+    events: tuple["Event", ...]
+
+    @property
+    def edge(self) -> tuple[str, str] | None:
+        """(source, target) of the transition taken, if the visit left by a transition."""
+        if self.exit[0] == "edge" and self.exit[2] not in ("fall_through", "merge"):
+            return (self.stage, self.exit[1])
+        return None
+
+    def describe(self) -> str:
+        """`'plan' (visit 2): replies with text only; routing answer 'review' → 'review' (llm_choice)`."""
+        did = "; ".join(_grouped(self.moves)) or "nothing"
+        return f"'{self.stage}' (visit {self.visit}): {did} → {describe_exit(self.exit)}"
+
+
+@dataclass(frozen=True)
+class Trace:
+    steps: tuple[TraceStep, ...]
+    #: What the trace ends in: "complete", "fail:<kind>", or "loop" (back at an earlier state).
+    outcome: str
+    #: Replaying `events` in a fresh run reproduced the outcome.
+    verified: bool = False
+    #: For a loop: the step at which the repeating part begins.
+    loop_from: int | None = None
+
+    @property
+    def events(self) -> tuple["Event", ...]:
+        return tuple(e for s in self.steps for e in s.events)
+
+    def event_dicts(self) -> list[dict]:
+        """The events as native NDJSON objects (`blueprint run --events` reads them)."""
+        return [event_to_dict(e) for e in self.events]
+
+
+def describe_exit(exit: tuple) -> str:
+    kind, what = exit[0], exit[1]
+    if kind == "edge":
+        condition = exit[2]
+        if condition == "fall_through":
+            return f"falls through to '{what}'"
+        if condition == "merge":
+            return f"hands over to merge stage '{what}'"
+        return f"'{what}' ({condition})"
+    if kind == "complete":
+        return "the run completes" + (" (DONE)" if what == "done" else "")
+    return {
+        "dead_end": "the run fails: the stage dead-ended",
+        "no_output": "the run fails: no final output was submitted",
+        "error": "the run fails with the error",
+        "unanswered": "the run stops: the checkpoint went unanswered",
+        "cancelled": "the run is cancelled",
+    }.get(what, f"the run fails ({what})")
+
+
+def _grouped(moves: Sequence[Move]) -> list[str]:
+    """Move descriptions with repeats folded: `replies with text only ×3`."""
+    out: list[str] = []
+    previous, count = None, 0
+    for move in moves:
+        text = move.describe()
+        if text == previous:
+            count += 1
+            continue
+        if previous is not None:
+            out.append(previous + (f" ×{count}" if count > 1 else ""))
+        previous, count = text, 1
+    if previous is not None:
+        out.append(previous + (f" ×{count}" if count > 1 else ""))
+    return out
+
+
+# --- building a trace --------------------------------------------------------------------------------
+
+
+Hop = tuple[int, tuple, int]  # (run-graph node, visit key, exit number)
+
+
+def build(graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = None) -> Trace | None:
+    """Replay `hops` from the start of a run; None if some visit cannot reach its exit."""
+    ir = graph.ir
+    state = graph.start_state
+    steps: list[TraceStep] = []
+    for _, key, number in hops:
+        result = graph.visits[key]
+        exit = result.exits[number]
+        stage, visit = state.stage, state.visits.get(state.stage, 0)
+        replayed = _replay_visit(ir, state, exit.key, result.witness(exit), graph.keeps_output)
+        if replayed is None:
+            return None
+        moves, produced, state = replayed
+        steps.append(TraceStep(stage, visit, tuple(moves), exit.key[:3], tuple(produced)))
+    outcome = _outcome(steps[-1].exit) if steps and steps[-1].exit[0] != "edge" else "loop"
+    trace = Trace(tuple(steps), outcome, loop_from=loop_from)
+    return Trace(trace.steps, outcome, verify(ir, trace, graph), loop_from)
+
+
+def _outcome(exit: tuple) -> str:
+    return "complete" if exit[0] == "complete" else f"fail:{exit[1]}"
+
+
+def _replay_visit(
+    ir: "Blueprint", entry: "RunState", wanted: tuple, witness: list[Move], keeps_output: bool
+) -> tuple[list[Move], list["Event"], "RunState"] | None:
+    """Moves and events that take the visit beginning at `entry` out by exit `wanted`: the
+    witness found for another state with the same budgets if it works from this one (the
+    usual case), else one found by exploring this visit afresh."""
+
+    def matches(exit: tuple | None, after: "RunState") -> bool:
+        return exit == wanted[:3] and (not keeps_output or after.final_output == wanted[3])
+
+    played = _play(ir, entry, witness)
+    if played is not None and matches(played[2], played[1]):
+        return witness, played[0], played[1]
+    result = explore_visit(ir, entry)
+    for exit in result.exits:
+        if exit.key[:3] == wanted[:3] and (not keeps_output or exit.key[3] == wanted[3]):
+            moves = result.witness(exit)
+            played = _play(ir, entry, moves)
+            if played is not None and matches(played[2], played[1]):
+                return moves, played[0], played[1]
+    return None
+
+
+def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[list["Event"], "RunState", tuple | None] | None:
+    """Feed the moves' events from `entry`: (events, state after, the exit shown, if any)."""
+    stage = ir.stage(entry.stage)
+    assert stage is not None
+    facts = StageFacts.of(ir, stage, entry)
+    state = entry
+    produced: list["Event"] = []
+    ended = None
+    for move in moves:
+        if move.kind == "pad":
+            played = _play_pad(ir, state, facts)
+            if played is None:
+                return None
+            batch, state, actions = played
+        else:
+            batch, actions = events(move, ir, stage, state, facts), ()
+            for event in batch:
+                state, produced_actions = step(ir, state, event)
+                actions += produced_actions
+        produced.extend(batch)
+        ended = ending(ir, stage, actions)
+        if ended is not None:
+            break
+    return produced, state, ended
+
+
+def _play_pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> tuple[list["Event"], "RunState", tuple["Action", ...]] | None:
+    event = events(Move("tool"), ir, ir.stage(state.stage), state, facts)[0]  # type: ignore[arg-type]
+    batch: list["Event"] = []
+    for _ in range(PAD_REPLAY_LIMIT):
+        state, actions = step(ir, state, event)
+        batch.append(event)
+        if not _continues(state, actions, state.stage):
+            return batch, state, actions
+    return None
+
+
+# --- checking a trace --------------------------------------------------------------------------------
+
+
+def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bool:
+    """Feed the trace's events to a fresh run and check it does what the trace says: it visits
+    the same stages, leaves each by the same exit, and ends as claimed (for a loop: it comes
+    back to a run state it was in before, so it can go round again)."""
+    state, _ = start(ir, 0)
+    seen: list[tuple] = []
+    for number, trace_step in enumerate(trace.steps):
+        if state.stage != trace_step.stage or state.terminal:
+            return False
+        stage = ir.stage(state.stage)
+        assert stage is not None
+        seen.append(_run_state(ir, state, graph))
+        shown = None
+        for event in trace_step.events:
+            state, actions = step(ir, state, event)
+            shown = shown or ending(ir, stage, actions)
+        if shown != trace_step.exit:
+            return False
+    if trace.outcome == "loop":
+        return trace.loop_from is not None and not state.terminal and _run_state(ir, state, graph) == seen[trace.loop_from]
+    if trace.outcome == "complete":
+        return state.status == "complete"
+    return state.terminal and state.status in ("error", "cancelled")
+
+
+def _run_state(ir: "Blueprint", state: "RunState", graph: "RunGraph | None") -> tuple:
+    """What a run-graph node records of a state: the stage, the budgeted visit counts (a spent
+    budget counts as spent however far past it), the output when some stage owes one."""
+    if graph is not None:
+        return graph.key_of(state)
+    from .runs import budgeted_counts
+
+    return (state.stage, budgeted_counts(ir, state.visits), state.final_output if output_owed_anywhere(ir) else None)

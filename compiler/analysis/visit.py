@@ -1,0 +1,504 @@
+"""One stage visit, explored exhaustively by driving the stage-runner with every move.
+
+The runner decides everything: each move becomes events fed to `step`, and whatever state
+and actions come back are taken as they are. What this module adds is a *key* — the part of
+the runner's state that decides the rest of the visit — so that states which behave alike are
+explored once. The key keeps the phase and what the run waits on, the final output, every
+per-visit budget (nudges, gate blocks, required-region and output re-runs, fan-out attempts,
+interaction rounds), whether a modification was recorded and whether a stuck interrupt fired.
+Region contents are not in it: every move after which the runner reads them sets them first
+(see `moves`).
+
+Iterations are kept exactly while the visit has made no tool call (nudges and holds are
+counted in them). After the first tool call a further plain call changes nothing but the
+count, so the count is dropped: each such state is explored from the fewest iterations it can
+be reached with, and a `pad` move runs plain calls until the runner interrupts the stage (its
+iteration cap or stuck threshold). Every iteration count in between behaves alike, so this
+loses no route, and the largest count is known (one below the interrupt). Where a watched
+tool-call threshold could trip before the cap, tool calls are counted exactly instead.
+
+Such a state is also not explored when one with the same key but no more gate blocks and
+required-region re-runs spent already was: a spent one of these budgets only lets the stage
+leave sooner by an edge the other state can take too, by meeting the requirement instead.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..graph.algorithms import strongly_connected
+from ..runtime import texts
+from ..runtime.actions import Complete, Fail, RunInference, TakeEdge
+from ..runtime.events import InferenceFinished
+from ..runtime.machine import step
+from ..runtime.policy import output_owed_anywhere
+from ..runtime.run import evolve
+from .moves import Move, StageFacts, events, moves, plain_call
+
+if TYPE_CHECKING:
+    from ..ir.model import Blueprint, Stage
+    from ..runtime.actions import Action
+    from ..runtime.events import Event
+    from ..runtime.state import RunState
+
+#: A visit larger than this is not explored to the end (the analysis says it is incomplete).
+VISIT_LIMIT = 20_000
+INFINITE = float("inf")
+
+
+@dataclass
+class Node:
+    key: tuple
+    #: The state the node stands for, reached with the fewest iterations.
+    state: "RunState"
+    parent: int | None
+    move: Move | None
+    #: Plain tool calls can go on here without changing the key.
+    paddable: bool = False
+    #: The visit's iteration count at which padding is interrupted (None: it never is).
+    pad_limit: int | None = None
+
+
+@dataclass
+class Exit:
+    """One way the visit ends: an edge (`("edge", target, condition)`), or the run's end
+    (`("complete", via)`, `("fail", kind)`), with the final output it leaves behind."""
+
+    key: tuple
+    final_output: str | None
+    #: Where it was first found: the node it leaves from and the move that leaves.
+    node: int
+    move: Move
+    #: The state before the move's last event, that event, and what it produced.
+    pre: "RunState"
+    event: "Event"
+    after: "RunState"
+    actions: tuple["Action", ...]
+    #: The most inferences (stage replies and routing answers) a visit ending here makes.
+    max_calls: float = 0
+    #: "failure" when an inference, routing call or worker failed (the runner then resolves an
+    #: error), else "end": the same exit can have both causes, which other budgets tell apart.
+    cause: str = "end"
+
+    @property
+    def kind(self) -> str:
+        return self.key[0]
+
+    @property
+    def target(self) -> str | None:
+        return self.key[1] if self.kind == "edge" else None
+
+    @property
+    def condition(self) -> str | None:
+        return self.key[2] if self.kind == "edge" else None
+
+
+@dataclass
+class VisitResult:
+    stage: str
+    nodes: list[Node]
+    exits: list[Exit]
+    #: The most inferences any visit makes (INFINITE when a model can keep working for ever).
+    max_calls: float
+    #: A node from which plain tool calls never end the visit, if there is one.
+    endless: int | None = None
+    truncated: bool = False
+    #: (source node, move, exit index) for every way out, for the cost of each exit.
+    exit_edges: list[tuple[int, Move, int]] = field(default_factory=list, repr=False)
+
+    def path(self, node: int) -> list[Move]:
+        """The moves from the visit's start to `node`."""
+        out: list[Move] = []
+        while self.nodes[node].parent is not None:
+            out.append(self.nodes[node].move)  # type: ignore[arg-type]
+            node = self.nodes[node].parent  # type: ignore[assignment]
+        return out[::-1]
+
+    def witness(self, exit: Exit) -> list[Move]:
+        return self.path(exit.node) + [exit.move]
+
+
+def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMIT, reduce: bool = True) -> VisitResult:
+    """Every way the visit that `entry` begins (a state right after entering its stage) can go.
+
+    `reduce=False` turns off the two shortcuts that only save work (skipping states with
+    more spent budgets, stepping a failure once per final output): the tests compare both.
+    """
+    stage = ir.stage(entry.stage)
+    assert stage is not None
+    facts = StageFacts.of(ir, stage, entry)
+    result = VisitResult(stage.name, [], [], 0)
+    index: dict[tuple, int] = {}
+    exits: dict[tuple, int] = {}
+    edges: list[tuple[int, int, Move]] = []
+    spent_seen: dict[tuple, list[tuple]] = {}
+    settled: dict[tuple, int] = {}
+    counter = 0
+    routes = False
+    heap: list = [(entry.visit.iterations, 0, entry, None, None)]
+    while heap:
+        _, _, state, parent, via = heapq.heappop(heap)
+        key = visit_key(ir, stage, state, facts)
+        found = index.get(key)
+        if found is not None:
+            if parent is not None and parent != found:
+                edges.append((parent, found, via))
+            continue
+        paddable = _paddable(state, facts)
+        if reduce and paddable and _dominated(spent_seen, key):
+            continue
+        if len(result.nodes) >= limit:
+            result.truncated = True
+            break
+        node = len(result.nodes)
+        index[key] = node
+        result.nodes.append(Node(key, state, parent, via, paddable=paddable))
+        routes = routes or state.phase == "route"
+        if parent is not None:
+            edges.append((parent, node, via))
+        for move in moves(ir, stage, state, facts):
+            settled_key = (move.kind, state.final_output)
+            if reduce and move.kind in SETTLED and settled_key in settled:
+                result.exit_edges.append((node, move, settled[settled_key]))
+                continue
+            applied = apply(ir, stage, state, move, facts)
+            if applied is None:
+                if move.kind == "pad":
+                    result.endless = node if result.endless is None else result.endless
+                continue
+            move, pre, event, after, actions = applied
+            if move.kind == "pad":
+                result.nodes[node].pad_limit = pre.visit.iterations + 1
+            ended = ending(ir, stage, actions)
+            if ended is not None:
+                exit_key = (*ended, after.final_output)
+                cause = "failure" if move.kind in FAILURES else "end"
+                number = exits.get((exit_key, cause))
+                if number is None:
+                    number = exits[(exit_key, cause)] = len(result.exits)
+                    result.exits.append(Exit(exit_key, after.final_output, node, move, pre, event, after, actions, cause=cause))
+                result.exit_edges.append((node, move, number))
+                if move.kind in SETTLED:
+                    settled[settled_key] = number
+            else:
+                counter += 1
+                heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
+    _costs(result, edges, facts.gate_budget + 1 if routes else 0)
+    return result
+
+
+#: Moves that end the visit the same way from every state with the same final output: on an
+#: inference or routing error the runner runs no hold that could keep the stage and reads no
+#: per-visit counter before taking the error edge; an abort option cancels the run outright.
+#: Each is stepped once per final output; from other states the exit is recorded as found.
+SETTLED = frozenset({"fail", "route_fail", "abort"})
+
+#: Moves after which the runner resolves an error.
+FAILURES = frozenset({"fail", "route_fail", "workers_fail"})
+
+#: How many budgets end a visit key: gate blocks and required-region re-runs. Spending them
+#: leaves by the same edges as satisfying the gate or the region does (forced and passed
+#: gates take the same edge; an abandoned region only adds a flag), so a state with more of
+#: them spent finds nothing new. The output and fan-out re-runs are not among them: a stage
+#: forced past its missing output or its missing split ends differently from one that
+#: submitted or fanned out.
+SPENT = 2
+
+
+def _dominated(seen: dict[tuple, list[tuple]], key: tuple) -> bool:
+    """A state whose key matches an explored one but for more spent re-run budgets."""
+    core, spent = key[:-SPENT], key[-SPENT:]
+    explored = seen.setdefault(core, [])
+    if any(all(a <= b for a, b in zip(other, spent)) for other in explored):
+        return True
+    explored.append(spent)
+    return False
+
+
+def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> tuple:
+    """What decides the rest of the visit (see the module docstring)."""
+    visit = state.visit
+    counted = facts.counts_tool_calls and not visit.stuck_fired
+    exact = visit.tool_calls == 0 or counted
+    limit = facts.stuck.tool_calls if counted and facts.stuck is not None else None
+    return (
+        state.phase,
+        state.status,
+        state.outcome.kind if state.outcome is not None else None,
+        state.offer,
+        state.final_output,
+        visit.iterations if exact else -1,
+        min(visit.tool_calls, limit) if limit else visit.tool_calls > 0,
+        visit.nudges if visit.tool_calls == 0 else 0,
+        facts.tracks_modifications and (visit.modifications > 0 or visit.blocked_modifications > 0),
+        visit.fanned_out,
+        visit.point_cursor,
+        visit.point_rounds,
+        visit.stuck_fired,
+        visit.stuck_since is None,
+        state.children,
+        visit.output_rounds,
+        visit.fan_out_rounds,
+        # the budgets `_dominated` compares last (SPENT of them)
+        min(visit.gate_reentries, facts.gate_budget),
+        visit.required_rounds,
+    )
+
+
+def _paddable(state: "RunState", facts: StageFacts) -> bool:
+    counted = facts.counts_tool_calls and not state.visit.stuck_fired
+    return state.phase == "infer" and state.status == "active" and state.visit.tool_calls > 0 and not counted
+
+
+# --- applying a move ------------------------------------------------------------------------------
+
+Applied = tuple[Move, "RunState", "Event", "RunState", tuple["Action", ...]]
+
+
+def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts: StageFacts) -> Applied | None:
+    """Feed the move's events to the runner: (move, state before the last event, that event,
+    the state after, every action). None when nothing happened (or padding never ends)."""
+    if move.kind == "pad":
+        return _pad(ir, state, facts)
+    pending = events(move, ir, stage, state, facts)
+    if not pending:
+        return None
+    before, actions = state, ()
+    after = state
+    for event in pending:
+        before = after
+        after, produced = step(ir, before, event)
+        actions += produced
+    if after == state:
+        return None
+    return move, before, pending[-1], after, actions
+
+
+def _continues(state: "RunState", actions: tuple["Action", ...], stage: str) -> bool:
+    """The runner asked for the next inference of the same visit: nothing interrupted it."""
+    return len(actions) == 1 and isinstance(actions[0], RunInference) and state.stage == stage
+
+
+def _pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> Applied | None:
+    """Plain tool calls until the runner interrupts the stage; None if it never would.
+
+    The first turns are real steps. When two of them change nothing but the counters of a
+    turn, later turns are reached by adding those counters (the runner would compute the
+    same state), and the turn that interrupts is found by bisection, then taken as a real
+    step. The search stops at the stage's largest threshold: beyond it nothing can trip.
+    """
+    event = InferenceFinished(tool_calls=(plain_call(ir.stage(state.stage), facts),), now=state.clock)  # type: ignore[arg-type]
+    stage = state.stage
+    previous, current = state, state
+    for turn in (1, 2):
+        previous = current
+        current, actions = step(ir, previous, event)
+        if not _continues(current, actions, stage):
+            return Move("pad", count=turn), previous, event, current, actions
+    delta = _turn_delta(previous, current)
+    thresholds = _thresholds_in_turns(ir, state, facts)
+    if delta is None or not thresholds:
+        return _pad_by_steps(ir, current, event, max(thresholds, default=None), start_turn=2)
+
+    def before_turn(turn: int) -> "RunState":
+        return _advance(previous, delta, turn - 2)
+
+    def interrupts(turn: int) -> bool:
+        after, actions = step(ir, before_turn(turn), event)
+        return not _continues(after, actions, stage)
+
+    guess = min(thresholds)  # the first threshold to be reached is usually the one that trips
+    if guess > 3 and interrupts(guess) and not interrupts(guess - 1):
+        high = guess
+    else:
+        high = max(3, max(thresholds) + 1)
+        if not interrupts(high):
+            return None
+        low = 2  # turn 2 continued
+        while high - low > 1:
+            middle = (low + high) // 2
+            if interrupts(middle):
+                high = middle
+            else:
+                low = middle
+    pre = before_turn(high)
+    after, actions = step(ir, pre, event)
+    return Move("pad", count=high), pre, event, after, actions
+
+
+#: Padding taken one real step at a time gives up after this many turns (a runner whose turns
+#: change more than their counters is not one the bisection can skip through).
+STEPPED_PAD_LIMIT = 1_000
+
+
+def _pad_by_steps(ir: "Blueprint", state: "RunState", event: "Event", bound: int | None, start_turn: int) -> Applied | None:
+    if bound is None:
+        return None
+    current, turn = state, start_turn
+    while turn <= min(bound + 1, STEPPED_PAD_LIMIT):
+        turn += 1
+        previous = current
+        current, actions = step(ir, previous, event)
+        if not _continues(current, actions, state.stage):
+            return Move("pad", count=turn), previous, event, current, actions
+    return None
+
+
+def _turn_delta(before: "RunState", after: "RunState") -> tuple[int, int, int, int] | None:
+    """The counters one plain turn adds, if that is all it changes."""
+    delta = (
+        after.visit.iterations - before.visit.iterations,
+        after.visit.tool_calls - before.visit.tool_calls,
+        after.requests - before.requests,
+        after.iteration - before.iteration,
+    )
+    return delta if _advance(before, delta, 1) == after else None
+
+
+def _advance(state: "RunState", delta: tuple[int, int, int, int], turns: int) -> "RunState":
+    if turns == 0:
+        return state
+    visit = evolve(
+        state.visit,
+        {"iterations": state.visit.iterations + delta[0] * turns, "tool_calls": state.visit.tool_calls + delta[1] * turns},
+    )
+    return evolve(
+        state,
+        {"visit": visit, "requests": state.requests + delta[2] * turns, "iteration": state.iteration + delta[3] * turns},
+    )
+
+
+def _thresholds_in_turns(ir: "Blueprint", state: "RunState", facts: StageFacts) -> list[int]:
+    """For each count that can interrupt a working stage (the iteration cap, a stuck threshold
+    on iterations or tool calls), how many more plain turns from `state` reach it.
+
+    Only a search hint and bound: the runner's own READY decides where padding stops.
+    """
+    stage = ir.stage(state.stage)
+    visit = state.visit
+    turns = []
+    if stage is not None and stage.mode != "fan_out" and (stage.max_iterations or 0) > 0:
+        turns.append(stage.max_iterations - visit.iterations)
+    stuck = facts.stuck if not visit.stuck_fired else None
+    if stuck is not None:
+        if stuck.iterations:
+            turns.append(stuck.iterations - visit.iterations)
+        if stuck.tool_calls:
+            turns.append(stuck.tool_calls - visit.tool_calls)
+    return [max(t, 1) for t in turns]
+
+
+# --- how a visit ends -------------------------------------------------------------------------------
+
+
+def ending(ir: "Blueprint", stage: "Stage", actions: tuple["Action", ...]) -> tuple | None:
+    """The exit an action list shows, if the visit ended: an edge taken, or the run's end."""
+    for action in actions:
+        if isinstance(action, TakeEdge):
+            return ("edge", action.target, action.condition)
+        if isinstance(action, Complete):
+            return ("complete", action.via, None)
+        if isinstance(action, Fail):
+            return ("fail", failure_kind(ir, stage, action), None)
+    return None
+
+
+def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
+    """dead_end, no_output, unanswered, cancelled, or error (an inference or worker failure)."""
+    if action.status == "cancelled":
+        return "cancelled"
+    if action.reason == texts.dead_end(stage.name):
+        return "dead_end"
+    owed = output_owed_anywhere(ir)
+    if owed and action.reason == texts.missing_final_output(owed):
+        return "no_output"
+    if any(action.reason == texts.unanswered(p.name) for p in stage.interaction_points):
+        return "unanswered"
+    return "error"
+
+
+# --- the most inferences ------------------------------------------------------------------------------
+
+
+def _costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int) -> None:
+    """The most iterations each node can be reached with, then each exit's most inferences.
+
+    Iterations are maximised over paths, over the graph's strongly connected components in
+    topological order (a costly move always changes the key for good, so only free moves can
+    close a cycle). Routing answers are bounded, not counted along paths: every answer either
+    leaves the visit or is held by a gate, and a visit's gates hold at most their largest
+    `max_attempts` times, so a visit that routes makes at most that many answers plus one.
+    """
+    nodes = result.nodes
+    count = len(nodes)
+    adjacency: list[list[int]] = [[] for _ in range(count)]
+    incoming: list[list[tuple[int, Move]]] = [[] for _ in range(count)]
+    for source, target, move in edges:
+        adjacency[source].append(target)
+        incoming[target].append((source, move))
+    components = strongly_connected(adjacency)
+    component_of = {node: i for i, members in enumerate(components) for node in members}
+    order = _topological(components, adjacency, component_of)
+    most_iterations = [0.0] * count
+    for number in order:
+        members = components[number]
+        iterations = 0.0
+        for node in members:
+            for source, move in incoming[node]:
+                if component_of[source] == number and move.iterations:
+                    iterations = INFINITE  # a costly cycle: cannot happen, but never under-count
+                    continue
+                iterations = max(iterations, _iterations_after(nodes[source], move, most_iterations[source]))
+        for node in members:
+            most_iterations[node] = _most_iterations(nodes[node], iterations)
+    for exit in result.exits:
+        exit.max_calls = 0
+    for source, move, number in result.exit_edges:
+        exit = result.exits[number]
+        calls = _iterations_after(nodes[source], move, most_iterations[source]) + routing
+        exit.max_calls = max(exit.max_calls, calls)
+    result.max_calls = max((e.max_calls for e in result.exits), default=0)
+    if result.endless is not None:
+        result.max_calls = INFINITE
+
+
+def _iterations_after(source: Node, move: Move, before: float) -> float:
+    """The most iterations a visit has after `move` from `source` (padding ends at its limit)."""
+    if move.kind == "pad":
+        return source.pad_limit if source.pad_limit is not None else INFINITE
+    return before + move.iterations
+
+
+def _most_iterations(node: Node, reached: float) -> float:
+    """A state whose key holds the iteration count has exactly that many; a state padding can
+    stretch has any count below its interrupt (at that count READY would have interrupted);
+    any other (a routing or interaction wait) has what the moves into it bring."""
+    if node.key[5] >= 0:
+        return node.state.visit.iterations
+    if node.paddable:
+        return INFINITE if node.pad_limit is None else node.pad_limit - 1
+    return reached
+
+
+def _topological(components: list[list[int]], adjacency: list[list[int]], component_of: dict[int, int]) -> list[int]:
+    successors: list[set[int]] = [set() for _ in components]
+    indegree = [0] * len(components)
+    for number, members in enumerate(components):
+        for node in members:
+            for target in adjacency[node]:
+                other = component_of[target]
+                if other != number and other not in successors[number]:
+                    successors[number].add(other)
+                    indegree[other] += 1
+    ready = [n for n in range(len(components)) if indegree[n] == 0]
+    order: list[int] = []
+    while ready:
+        number = ready.pop()
+        order.append(number)
+        for other in sorted(successors[number]):
+            indegree[other] -= 1
+            if indegree[other] == 0:
+                ready.append(other)
+    return order

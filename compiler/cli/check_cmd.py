@@ -1,0 +1,205 @@
+"""`blueprint check [PATH …]`: everything `validate` reports, then every run explored.
+
+Per file, the `validate` checks run first. A file with errors is not analysed: its findings
+are shown and the exit status is 1. Otherwise the `analysis` family runs too — runs that
+strand, loop for ever or skip the output stage, stages and edges no run uses — each finding
+with the run that shows it, and the report adds the cost ceiling (text) or an `analysis`
+object per file (JSON). Where the analysis answers a lint's question exactly
+(`dead-end-possible`, `cycle-without-max-revisits`, `allow-complete-skips-output`), only
+the analysis is reported. Exit status: 0 nothing failing, 1 failing findings or a file
+refused, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import click
+
+from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..discover import discover
+from ..render import REPORTERS, ReportOptions, get_reporter
+from .common import color_option, split_names, use_color
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+
+if TYPE_CHECKING:
+    from ..analysis.core import Analysis
+    from ..pipeline import FileResult
+
+#: Lint codes that explain an edge no run takes: such an edge is not reported twice.
+EDGE_EXPLAINED_BY = frozenset(
+    {"edge-target-always-spent", "stuck-threshold-after-cap", "max-iterations-edge-without-cap", "shadowed-edge"}
+)
+
+
+@dataclass
+class Checked:
+    result: "FileResult"
+    #: None when the file was not analysed (it has errors, or could not be parsed).
+    analysis: "Analysis | None"
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(REPORTERS)),
+    default="text",
+    show_default=True,
+    help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
+)
+@click.option(
+    "--deny-warnings/--no-deny-warnings",
+    default=None,
+    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
+)
+@click.option("--select", multiple=True, metavar="RULES", help="Run only these rule codes or families.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Drop these rule codes or families.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
+)
+@color_option
+def command(
+    paths: tuple[str, ...],
+    output_format: str,
+    deny_warnings: bool | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    max_states: int | None,
+    color: str,
+) -> None:
+    """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
+    try:
+        overrides = Overrides(
+            select=_rule_names(select, "--select"),
+            ignore=_rule_names(ignore, "--ignore"),
+            deny_warnings=deny_warnings,
+        )
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    found = discover(paths or (".",))
+    if found.missing:
+        raise CliError(f"path '{found.missing[0]}' does not exist")
+    for problem in found.skipped:
+        click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+    if not found.files:
+        where = ", ".join(f"'{p}'" for p in (paths or (".",)))
+        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+
+    finder = ConfigFinder()
+    checked: list[Checked] = []
+    failing = unreadable = False
+    for path in found.files:
+        try:
+            settings = settings_for(finder.for_file(path), overrides)
+        except ConfigError as exc:
+            raise CliError(str(exc)) from exc
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
+            unreadable = True
+            continue
+        item = check_bytes(path, data, settings, max_states=max_states)
+        checked.append(item)
+        failing = failing or item.result.counts.failing(settings.deny_warnings)
+
+    spec = REPORTERS[output_format]
+    options = ReportOptions(color=spec.human and use_color(color))
+    results = [item.result for item in checked]
+    if output_format == "json":
+        click.echo(json_report(checked), nl=False)
+    elif output_format == "text":
+        click.echo(text_report(checked, options), nl=False, color=options.color)
+    else:
+        click.echo(get_reporter(output_format)(results, options), nl=False)
+    if unreadable:
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
+    """Validate one file; when it has no error, validate it again with the analysis family."""
+    from ..analysis.core import STATE_LIMIT, analyze_cached, state_limit
+    from ..pipeline import VALIDATE_FAMILIES, validate_bytes
+
+    result = validate_bytes(path, data, settings)
+    if not result.ok or result.blueprint is None:
+        return Checked(result, None)
+    token = state_limit.set(max_states or STATE_LIMIT)
+    try:
+        result = validate_bytes(path, data, settings, families=(*VALIDATE_FAMILIES, "analysis"))
+        assert result.blueprint is not None
+        analysis = analyze_cached(result.blueprint)
+    finally:
+        state_limit.reset(token)
+    kept = _without_repeats(result.diagnostics, analysis, settings)
+    return Checked(replace(result, diagnostics=kept), analysis)
+
+
+def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> tuple:
+    """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
+    from ..analysis.rules import SUPERSEDES
+
+    superseded = {
+        lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")
+    }
+    explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
+    kept = []
+    for d in diagnostics:
+        if d.code in superseded:
+            continue
+        if d.code == "edge-never-taken" and any(tuple(p[: len(d.path)]) == tuple(d.path) for p in explained):
+            continue
+        kept.append(d)
+    return tuple(kept)
+
+
+# --- reports ---------------------------------------------------------------------------------------
+
+
+def text_report(checked: list[Checked], options: ReportOptions) -> str:
+    """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
+    from ..analysis.report import ceilings_text
+    from ..diagnostics import Counts
+    from ..render.text import render_diagnostic, render_summary
+
+    blocks: list[str] = []
+    total = Counts()
+    for item in checked:
+        result = item.result
+        total = total + result.counts
+        blocks.extend(render_diagnostic(d, result.source, color=options.color) for d in result.diagnostics)
+    for item in checked:
+        if item.analysis is not None:
+            blocks.append(ceilings_text(item.result.path, item.analysis))
+        else:
+            blocks.append(f"{item.result.path}: not analysed: it has errors")
+    blocks.append(render_summary(total, len(checked), color=options.color))
+    return "\n\n".join(blocks) + "\n"
+
+
+def json_report(checked: list[Checked]) -> str:
+    """The `validate` JSON report with an `analysis` object per file."""
+    from ..analysis.report import analysis_json
+    from ..render.json import report_document
+
+    document = report_document([item.result for item in checked])
+    for entry, item in zip(document["files"], checked):
+        entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    names = split_names(values)
+    return None if names is None else check_rule_names(names, flag)
+

@@ -1,0 +1,71 @@
+"""The stage graph as a text outline: one block per stage, its edges indented under it.
+
+For reading in a terminal, not for drawing: names are quoted, control characters spelled out
+(no escape sequence from a blueprint reaches the terminal), hints shown in full.
+
+    stage 'draft' [entry]: autonomous, max_iterations 20, max_revisits 3
+      → 'review'  llm_choice; "The draft is complete and ready for review"
+      → 'publish'  [dead_end]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .diagram import CONDITIONED, Arrow, Node, drawing, visible
+
+if TYPE_CHECKING:
+    from ..graph import StageGraph
+
+
+def quote(text: str) -> str:
+    """`'name'`, with quotes and backslashes escaped and control characters spelled out."""
+    return "'" + visible(text.replace("\\", "\\\\").replace("'", "\\'")) + "'"
+
+
+def outline(graph: "StageGraph", title: str = "") -> str:
+    """One block per stage (its flags, then its edges indented), full hints included."""
+    lines: list[str] = []
+    if title:
+        lines += [f"blueprint {quote(title)}", ""]
+    full = drawing(graph, title, hint_width=10**9)
+    names = {node.id: node for node in full.nodes}
+    by_source: dict[str, list[Arrow]] = {}
+    for arrow in full.arrows:
+        by_source.setdefault(arrow.source, []).append(arrow)
+    for node in full.nodes:
+        if node.kind != "stage":
+            continue
+        flags = [f for f, on in (("entry", node.entry), ("terminal", node.terminal), ("unreachable", node.unreachable)) if on]
+        head = f"stage {quote(node.name)}" + (f" [{', '.join(flags)}]" if flags else "")
+        stage = graph.node(node.name).stage  # type: ignore[union-attr]
+        facts = [stage.mode]
+        if stage.max_iterations:
+            facts.append(f"max_iterations {stage.max_iterations}")
+        if stage.max_revisits is not None:
+            facts.append(f"max_revisits {stage.max_revisits}")
+        if stage.allow_complete:
+            facts.append("allow_complete")
+        lines.append(f"{head}: {', '.join(facts)}")
+        for arrow in by_source.get(node.id, []):
+            lines.append("  " + _outline_arrow(arrow, names[arrow.target]))
+        if node.terminal and not any(a.kind != "worker" and a.condition not in CONDITIONED for a in by_source.get(node.id, [])):
+            lines.append("  (a normal end here ends the run)")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _outline_arrow(arrow: Arrow, target: Node) -> str:
+    if target.kind == "external":
+        where = f"ext:{quote(target.name)}"
+    elif target.kind == "missing":
+        where = f"{quote(target.name)} (missing stage)"
+    else:
+        where = quote(target.name)
+    kind = {"fall_through": "next", "merge": "merge", "worker": "workers"}.get(arrow.kind)
+    if kind is not None:
+        return f"{'⇢' if arrow.kind == 'fall_through' else '⇒'} {where} ({kind})"
+    parts = [f"→ {where}"]
+    for line in arrow.label:
+        parts.append(visible(line))
+    return parts[0] + ("  " + "; ".join(parts[1:]) if len(parts) > 1 else "")

@@ -1,0 +1,191 @@
+"""A fast yes/no answer to "does this document satisfy the blueprint schema?".
+
+jsonschema explains a failure well, but it walks the schema slowly (a validator object per
+subschema visited) and costs tens of milliseconds to import: on a valid blueprint it took
+longer than reading the TOML. Most files are valid, so the schema is compiled once into
+plain closures that only answer yes or no, and jsonschema runs only when the answer is no,
+to say what is wrong.
+
+The answer is sound, not complete: `True` means jsonschema would report nothing. A keyword
+this module does not implement (or cannot decide soundly, like `oneOf` and `not`) compiles
+to "cannot tell", which is `False` and sends the document to jsonschema; being too strict
+only costs time. Types are TOML's, as in `validator.py`: a boolean is never an integer or a
+number, and `x-toml-type: "float"` refuses integers.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any, Callable
+
+from ..resources import load_schema
+from .validator import _is_integer, _is_number, inline_refs
+
+Check = Callable[[Any], bool]
+
+_TYPES: dict[str, Check] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: _is_integer(None, v),
+    "number": lambda v: _is_number(None, v),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+}
+
+#: Keywords that never make a document invalid (Draft-07 annotations and `x-` extensions).
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "$comment", "title", "description", "default", "examples", "definitions",
+     "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
+)
+#: Keywords the object check handles together.
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "required", "minProperties")
+
+
+def _yes(value: Any) -> bool:
+    return True
+
+
+def _no(value: Any) -> bool:
+    return False
+
+
+@cache
+def document_check() -> Check:
+    """The compiled blueprint schema (built once per process)."""
+    return compile_schema(inline_refs(load_schema("blueprint")))
+
+
+def is_valid(document: Any) -> bool:
+    """True when the blueprint schema certainly accepts `document`; False when it may not."""
+    return document_check()(document)
+
+
+def compile_schema(node: Any) -> Check:
+    """A check for one (sub)schema; unknown or undecidable keywords compile to `_no`."""
+    if node is True:
+        return _yes
+    if node is False or not isinstance(node, dict):
+        return _no
+    checks: list[Check] = []
+    is_object = any(key in node for key in _OBJECT_KEYWORDS)
+    for key, value in node.items():
+        if key in _ANNOTATIONS or key in _OBJECT_KEYWORDS:
+            continue
+        if key == "type" and value == "object" and is_object:
+            continue  # the object check below refuses non-tables itself
+        if key.startswith("x-"):
+            if key == "x-toml-type" and value == "float":
+                checks.append(lambda v: not _is_integer(None, v))
+            continue
+        build = _KEYWORDS.get(key)
+        if build is None:
+            return _no
+        checks.append(build(value))
+    if is_object:
+        checks.append(_object(node, only_tables=node.get("type") == "object"))
+    if _no in checks:
+        return _no
+    if not checks:
+        return _yes
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    return lambda v: all(check(v) for check in checks)
+
+
+def _type(expected: Any) -> Check:
+    names = [expected] if isinstance(expected, str) else expected
+    if not isinstance(names, list) or not all(name in _TYPES for name in names):
+        return _no
+    predicates = [_TYPES[name] for name in names]
+    if len(predicates) == 1:
+        return predicates[0]
+    return lambda v: any(p(v) for p in predicates)
+
+
+def _enum(values: Any) -> Check:
+    # jsonschema compares a string only with strings; other values would need its `equal`.
+    allowed = frozenset(v for v in values if isinstance(v, str)) if isinstance(values, list) else frozenset()
+    return lambda v: isinstance(v, str) and v in allowed
+
+
+def _minimum(bound: Any) -> Check:
+    if not _is_number(None, bound):
+        return _no
+    return lambda v: not _is_number(None, v) or not v < bound
+
+
+def _maximum(bound: Any) -> Check:
+    if not _is_number(None, bound):
+        return _no
+    return lambda v: not _is_number(None, v) or not v > bound
+
+
+def _pattern(pattern: Any) -> Check:
+    try:
+        search = re.compile(pattern).search
+    except (re.error, TypeError):
+        return _no
+    return lambda v: not isinstance(v, str) or search(v) is not None
+
+
+def _items(schema: Any) -> Check:
+    if isinstance(schema, list):  # the tuple form: not used by our schema
+        return _no
+    item = compile_schema(schema)
+    if item is _yes:
+        return _yes
+    return lambda v: not isinstance(v, list) or all(item(x) for x in v)
+
+
+def _any_of(branches: Any) -> Check:
+    if not isinstance(branches, list) or not branches:
+        return _no
+    checks = [compile_schema(b) for b in branches]
+    return lambda v: any(check(v) for check in checks)
+
+
+def _all_of(branches: Any) -> Check:
+    if not isinstance(branches, list) or not branches:
+        return _no
+    checks = [compile_schema(b) for b in branches]
+    return lambda v: all(check(v) for check in checks)
+
+
+def _object(node: dict, only_tables: bool) -> Check:
+    """`properties`, `additionalProperties`, `required` and `minProperties` in one pass
+    (and `type: object` when `only_tables`)."""
+    properties = node.get("properties", {})
+    required = node.get("required", [])
+    least = node.get("minProperties", 0)
+    if not isinstance(properties, dict) or not isinstance(required, list) or not _is_integer(None, least):
+        return _no
+    known = {name: compile_schema(sub) for name, sub in properties.items()}
+    extra = compile_schema(node.get("additionalProperties", True))
+    needed = tuple(required)
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return not only_tables
+        for key, item in value.items():
+            if not known.get(key, extra)(item):
+                return False
+        return len(value) >= least and all(name in value for name in needed)
+
+    return check
+
+
+_KEYWORDS: dict[str, Callable[[Any], Check]] = {
+    "type": _type,
+    "enum": _enum,
+    "minimum": _minimum,
+    "maximum": _maximum,
+    "pattern": _pattern,
+    "items": _items,
+    "anyOf": _any_of,
+    "allOf": _all_of,
+}

@@ -1,0 +1,55 @@
+"""Golden cases of `blueprint check`: `tests/check_cases/<code>/<case>.leviath` beside `<case>.out`.
+
+The `.out` is the exact text report: the findings (with their traces) and the ceilings. A
+case whose name starts with `ok-` is a near miss: its folder's code must stay silent. A case
+may start with a comment `# blueprint check --max-states N` to run with that limit. Run with
+`UPDATE_GOLDEN=1` to rewrite the `.out` files after an intended change, then read the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from compiler.cli.check_cmd import check_bytes, text_report
+from compiler.config import Settings
+from compiler.render import ReportOptions
+
+CASES = Path(__file__).parent / "check_cases"
+CASE_FILES = sorted(CASES.glob("*/*.leviath"))
+_LIMIT = re.compile(rb"^# blueprint check --max-states (\d+)")
+
+
+def render_case(path: Path) -> tuple[str, list[str]]:
+    data = path.read_bytes()
+    limit = _LIMIT.match(data)
+    item = check_bytes(path.relative_to(CASES).as_posix(), data, Settings(), max_states=int(limit.group(1)) if limit else None)
+    return text_report([item], ReportOptions()), [d.code for d in item.result.diagnostics]
+
+
+def test_every_analysis_code_has_a_case_and_a_near_miss():
+    from compiler.analysis.rules import CODES
+
+    folders = {p.parent.name for p in CASE_FILES}
+    assert set(CODES) <= folders
+    for code in CODES:
+        names = [p.stem for p in CASE_FILES if p.parent.name == code]
+        assert any(n.startswith("ok-") for n in names) and any(not n.startswith("ok-") for n in names), code
+
+
+@pytest.mark.parametrize("case", CASE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_check_golden(case: Path) -> None:
+    output, codes = render_case(case)
+    expected_file = case.with_suffix(".out")
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected_file.write_text(output, encoding="utf-8")
+    code = case.parent.name
+    if case.stem.startswith("ok-"):
+        assert code not in codes, f"near-miss case {case.name} must not report {code}"
+    else:
+        assert code in codes, f"case {case.name} must report {code}, got {codes}"
+    assert expected_file.exists(), f"missing {expected_file.name}; run with UPDATE_GOLDEN=1 and review it"
+    assert output == expected_file.read_text(encoding="utf-8")

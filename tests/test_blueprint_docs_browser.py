@@ -1,0 +1,100 @@
+"""The HTML pages of `blueprint docs`, opened in a real headless Chromium.
+
+Skipped where Chromium is not installed (Debian: `apt-get install chromium`; `.ci/run`
+installs it when it can). The browser helpers live in `scripts/docs_screenshots.py`, which
+also writes screenshots for a person to look at.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.pipeline import validate_bytes
+from compiler.render.blueprint_docs import page_data, render_html
+from helpers import ROOT
+
+_spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
+browser = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("docs_screenshots", browser)
+_spec.loader.exec_module(browser)  # type: ignore[union-attr]
+
+needs_chromium = pytest.mark.skipif(browser.find_chromium() is None, reason="Chromium is not installed")
+
+EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
+
+
+def write_page(path: Path, out: Path, engine: str = "builtin") -> tuple[Path, object]:
+    result = validate_bytes(path.name, path.read_bytes())
+    assert result.blueprint is not None
+    page = page_data(result.blueprint, path.name, engine)
+    html = out / f"{path.stem}.html"
+    html.write_text(render_html(page), encoding="utf-8")
+    return html, page
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_page_parses_with_its_stage_table_and_diagram(path: Path, tmp_path: Path) -> None:
+    html, page = write_page(path, tmp_path)
+    dom = browser.dump_dom(html)
+    table = dom[dom.index('<table class="stages">') : dom.index("</table>", dom.index('<table class="stages">'))]
+    assert table.count("<tr>") == len(page.stages) + 1
+    for stage in page.stages:
+        assert f">{stage.name}</a>" in table
+    assert "<svg" in dom and 'class="stage-graph"' in dom
+    assert "<script" not in dom
+
+
+@needs_chromium
+@pytest.mark.parametrize("engine", ["builtin", "graphviz"])
+def test_screenshot_is_not_blank(engine: str, tmp_path: Path) -> None:
+    if engine == "graphviz" and shutil.which("dot") is None:
+        pytest.skip("Graphviz (dot) is not installed")
+    html, _ = write_page(ROOT / "blueprints" / "review-loop.leviath", tmp_path, engine)
+    png = tmp_path / "page.png"
+    browser.screenshot(html, png, width=900, height=1100)
+    picture = browser.read_png(png.read_bytes())
+    assert (picture.width, picture.height) == (900, 1100)
+    assert picture.ink > 0.03, picture  # text, tables and the diagram cover part of the page
+    assert picture.colours > 20, picture  # anti-aliased text and coloured arrows
+
+
+@needs_chromium
+def test_user_markup_stays_text_in_the_browser(tmp_path: Path) -> None:
+    source = tmp_path / "evil.leviath"
+    source.write_text(
+        '[agent]\nname = "<script>document.title=1</script><img src=x>"\n'
+        'description = "<b>not bold</b>"\n'
+        '[stages."<i>stage</i>"]\nmode = "output"\n[stages."<i>stage</i>".transitions]\n',
+        encoding="utf-8",
+    )
+    html, _ = write_page(source, tmp_path)
+    dom = browser.dump_dom(html)
+    assert "<script" not in dom and "<img" not in dom and "<b>" not in dom and "<i>" not in dom
+    assert "&lt;script&gt;document.title=1&lt;/script&gt;&lt;img src=x&gt;" in dom
+    assert "&lt;i&gt;stage&lt;/i&gt;" in dom
+
+
+def test_png_reader_measures_a_blank_image() -> None:
+    import struct
+    import zlib
+
+    width, height = 8, 4
+    rows = b"".join(b"\x00" + b"\xff\xff\xff" * width for _ in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    picture = browser.read_png(png)
+    assert (picture.width, picture.height, picture.ink, picture.colours) == (8, 4, 0.0, 1)

@@ -1,0 +1,352 @@
+"""`--fix`: golden fixed files for every golden case of a fixable rule, byte preservation,
+the safety guard, and the shapes a stage table can take.
+
+Expected fixed files live in `tests/fixes/<code>/<case>.leviath`; rewrite them with
+`UPDATE_GOLDEN=1 pytest tests/test_fix.py` and read the diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import compiler.fix as fix_module
+from compiler.fix import fix_bytes, fixable_codes
+from compiler.pipeline import validate_bytes
+from helpers import ROOT
+
+CASES = ROOT / "tests" / "cases"
+FIXES = ROOT / "tests" / "fixes"
+FIXABLE = sorted(fixable_codes())
+FIXABLE_CASES = sorted(p for code in FIXABLE for p in (CASES / code).glob("*.leviath"))
+ALL_CASES = sorted(CASES.glob("*/*.leviath"))
+#: Lines a fix may add: the mode of a stage that had none.
+INSERTED = {'mode = "autonomous"'}
+
+
+def fix_text(text: str) -> tuple[str, list[str]]:
+    outcome = fix_bytes("test.leviath", textwrap.dedent(text).lstrip("\n").encode())
+    return outcome.data.decode(), [d.code for d in outcome.fixed]
+
+
+def other_findings(data: bytes) -> Counter:
+    result = validate_bytes("case.leviath", data)
+    return Counter((d.code, d.path) for d in result.diagnostics if d.code not in FIXABLE)
+
+
+def test_the_fixable_rules_are_the_chosen_ones() -> None:
+    assert FIXABLE == ["non-canonical-value", "stage-missing-mode", "unused-suppression"]
+    # a rule marked fixable has a fixer, and a fixer serves only rules marked fixable
+    from compiler.fix.comments import COMMENT_CODES
+    from compiler.fix.toml_edits import TOML_CODES
+
+    assert sorted(TOML_CODES + COMMENT_CODES) == FIXABLE
+    for code in FIXABLE:
+        assert any((CASES / code).glob("*.leviath")), f"no golden case for fixable rule {code}"
+
+
+@pytest.mark.parametrize("case", FIXABLE_CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_golden_fix(case: Path) -> None:
+    code = case.parent.name
+    original = case.read_bytes()
+    outcome = fix_bytes(case.relative_to(ROOT).as_posix(), original)
+    expected = FIXES / code / case.name
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        expected.write_bytes(outcome.data)
+    assert expected.exists(), f"missing {expected.relative_to(ROOT)}; run with UPDATE_GOLDEN=1 and review it"
+    assert outcome.data == expected.read_bytes()
+    assert outcome.problem is None
+    after = validate_bytes("case.leviath", outcome.data)
+    assert code not in [d.code for d in after.diagnostics]
+    if case.stem.startswith("ok-"):
+        assert code not in [d.code for d in outcome.fixed]
+    else:
+        assert code in [d.code for d in outcome.fixed] and outcome.changed
+    # the run is the same, and so is every other finding
+    assert after.blueprint == validate_bytes("case.leviath", original).blueprint
+    assert other_findings(outcome.data) == other_findings(original)
+
+
+@pytest.mark.parametrize("case", FIXABLE_CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_other_byte_is_unchanged(case: Path) -> None:
+    """An oracle independent of the goldens: lines change only where a fixed finding points,
+    and inside such a line only the finding's own span (or the comment) changes; a line is
+    added only for a missing mode, and removed only when it held nothing but a directive."""
+    outcome = fix_bytes("case.leviath", case.read_bytes())
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for d in outcome.fixed:
+        spans.setdefault(d.span.line, []).append((d.span.column - 1, d.span.end_column - 1))
+    before = case.read_text(encoding="utf-8").splitlines(keepends=True)
+    after = outcome.data.decode().splitlines(keepends=True)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes():
+        if tag == "insert":
+            assert {line.strip() for line in after[j1:j2]} <= INSERTED, after[j1:j2]
+        elif tag == "delete":
+            assert all(line.lstrip().startswith("# blueprint:") for line in before[i1:i2]), before[i1:i2]
+        elif tag == "replace":
+            assert i2 - i1 == j2 - j1, (before[i1:i2], after[j1:j2])
+            for number, old, new in zip(range(i1 + 1, i2 + 1), before[i1:i2], after[j1:j2]):
+                head = len(os.path.commonprefix([old, new]))
+                tail = len(os.path.commonprefix([old[head:][::-1], new[head:][::-1]]))
+                start, end = head, len(old) - tail
+                comment = old.find("#")
+                in_span = any(s <= start and end <= e for s, e in spans.get(number, []))
+                in_comment = comment >= 0 and start >= len(old[:comment].rstrip()) and number in spans
+                assert in_span or in_comment, (number, old, new)
+
+
+def test_fixing_twice_changes_nothing_more() -> None:
+    for case in FIXABLE_CASES:
+        once = fix_bytes("case.leviath", case.read_bytes())
+        twice = fix_bytes("case.leviath", once.data)
+        assert twice.data == once.data and twice.fixed == (), case.name
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_any_case_fixes_without_changing_the_run(case: Path) -> None:
+    """Every golden case of every rule: no crash, and a changed file runs the same."""
+    original = case.read_bytes()
+    outcome = fix_bytes("case.leviath", original)
+    if outcome.changed:
+        assert validate_bytes("x", outcome.data).blueprint == validate_bytes("x", original).blueprint
+        assert other_findings(outcome.data) == other_findings(original)
+        assert {d.code for d in outcome.fixed} <= set(FIXABLE)
+
+
+# --- the shapes a stage table can take ------------------------------------------------------
+
+MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
+
+
+def test_mode_goes_first_under_the_header_keeping_comments() -> None:
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+
+        # the one stage
+        [stages.work]  # trailing comment
+        {MODEL}
+        max_iterations = 3
+
+        # about the edge
+        [stages.work.transitions]
+        """
+    )
+    assert codes == ["stage-missing-mode"]
+    assert text == textwrap.dedent(
+        f"""\
+        [agent]
+        name = "x"
+
+        # the one stage
+        [stages.work]  # trailing comment
+        mode = "autonomous"
+        {MODEL}
+        max_iterations = 3
+
+        # about the edge
+        [stages.work.transitions]
+        """
+    )
+
+
+def test_mode_follows_the_indentation_and_newlines_of_the_file() -> None:
+    source = f'[agent]\r\nname = "x"\r\n[stages.work]\r\n    {MODEL}\r\n    max_iterations = 3\r\n'
+    outcome = fix_bytes("t.leviath", source.encode())
+    assert outcome.data.decode() == source.replace("[stages.work]\r\n", '[stages.work]\r\n    mode = "autonomous"\r\n')
+
+
+def test_inline_and_implicit_stage_tables() -> None:
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [stages]
+        a = {{ {MODEL}, max_iterations = 3 }}
+        """
+    )
+    assert codes == ["stage-missing-mode"]
+    assert 'a = { mode = "autonomous", model' in text
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [stages.a.transitions.b]
+        [stages.b]
+        mode = "output"
+        {MODEL}
+        max_iterations = 3
+        [stages.b.transitions]
+        """
+    )
+    assert codes == ["stage-missing-mode"]
+    assert validate_bytes("t", text.encode()).blueprint.stage("a").mode == "autonomous"
+
+
+def test_a_byte_order_mark_is_kept() -> None:
+    source = f'[agent]\nname = "x"\n[stages.work]\n{MODEL}\nmax_iterations = 3\n'.encode()
+    outcome = fix_bytes("t.leviath", b"\xef\xbb\xbf" + source)
+    assert outcome.data.startswith(b"\xef\xbb\xbf[agent]") and b'mode = "autonomous"' in outcome.data
+
+
+def test_a_stage_written_in_two_places_is_left_alone() -> None:
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [stages.work]
+        {MODEL}
+        max_iterations = 3
+        [sandbox]
+        kind = "none"
+        [stages.work.transitions]
+        """
+    )
+    assert "stage-missing-mode" not in codes or 'mode = "autonomous"' in text
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def test_respelling_keeps_quote_style_and_comments() -> None:
+    text, codes = fix_text(
+        """
+        [agent]
+        name = "x"
+        [tool_permissions]
+        read_file = 'ALLOW'   # literal
+        write_file = "Deny"
+        shell = "maybe"
+        """
+    )
+    assert codes == ["non-canonical-value", "non-canonical-value"]
+    assert "read_file = 'allow'   # literal\n" in text
+    assert 'write_file = "deny"\n' in text
+    assert 'shell = "maybe"' in text  # not a policy at all: the schema layer's finding, not ours
+
+
+# --- suppressions -------------------------------------------------------------------------
+
+
+def test_stale_codes_and_directives_go_misspelled_ones_stay() -> None:
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [sandbox]
+        kind = "none"  # blueprint: ignore[unknown-key]
+        # blueprint: ignore[stage-missing-modle]
+        mounts = ["/data"]  # blueprint: ignore[unknown-key, stage-missing-model]
+        [stages.work]
+        mode = "autonomous"
+        {MODEL}
+        max_iterations = 3  # blueprint: ignroe[all]
+        """
+    )
+    assert codes == ["unused-suppression", "unused-suppression"]
+    assert 'kind = "none"\n' in text
+    assert "# blueprint: ignore[stage-missing-modle]\n" in text  # a typo: the author decides
+    assert 'mounts = ["/data"]  # blueprint: ignore[unknown-key]\n' in text
+    assert "max_iterations = 3  # blueprint: ignroe[all]\n" in text  # malformed: left
+
+
+def test_a_directive_alone_on_its_line_goes_with_its_line() -> None:
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [stages.work]
+        mode = "autonomous"
+        # blueprint: ignore[stage-missing-model]
+        {MODEL}
+        max_iterations = 3
+        """
+    )
+    assert codes == ["unused-suppression"]
+    assert "blueprint" not in text and text.count("\n") == 6
+
+
+# --- never touch what must not be touched -------------------------------------------------
+
+
+def test_a_file_with_syntax_errors_is_never_fixed() -> None:
+    source = b'[agent]\nname = "x"\n[stages.work]\nmax_iterations = \n'
+    outcome = fix_bytes("t.leviath", source)
+    assert not outcome.changed and outcome.fixed == ()
+    assert outcome.problem == "not fixed: the file has syntax errors"
+    bad_utf8 = b'[agent]\nname = "\xff"\n[stages.work]\n'
+    assert not fix_bytes("t.leviath", bad_utf8).changed
+
+
+def test_a_fix_that_would_change_the_run_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    def harmful(text, diagnostics):
+        return text.replace("max_iterations = 3", "max_iterations = 4"), list(diagnostics)
+
+    monkeypatch.setattr(fix_module, "apply_toml_fixes", harmful)
+    source = f'[agent]\nname = "x"\n[stages.work]\n{MODEL}\nmax_iterations = 3\n'.encode()
+    outcome = fix_bytes("t.leviath", source)
+    assert not outcome.changed
+    assert outcome.problem.startswith("a fix was not applied: the fixed file would run differently")
+
+
+def test_a_fix_that_changes_other_findings_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    def noisy(text, diagnostics):
+        return text.replace("[stages.work]", '[stages.work]\nmode = "autonomous"\nmystery = 1'), list(diagnostics)
+
+    monkeypatch.setattr(fix_module, "apply_toml_fixes", noisy)
+    source = f'[agent]\nname = "x"\n[stages.work]\n{MODEL}\nmax_iterations = 3\n'.encode()
+    outcome = fix_bytes("t.leviath", source)
+    assert not outcome.changed and "changed other findings" in outcome.problem
+
+
+# --- properties ---------------------------------------------------------------------------
+
+
+_CASED = st.sampled_from(["allow", "ask", "deny"]).flatmap(
+    lambda p: st.lists(st.booleans(), min_size=len(p), max_size=len(p)).map(
+        lambda upper: "".join(c.upper() if u else c for c, u in zip(p, upper, strict=True))
+    )
+)
+_SUPPRESS = st.sampled_from(["", "  # blueprint: ignore[stage-missing-model]", "  # blueprint: ignore[unknown-key, all]"])
+
+
+@st.composite
+def fixable_blueprints(draw) -> str:
+    count = draw(st.integers(1, 3))
+    lines = ['[agent]', 'name = "p"', "", "[tool_permissions]", f'read_file = "{draw(_CASED)}"', ""]
+    lines += ["[context.regions]", 'conversation = { kind = "sliding_window", max_tokens = 9000 }']
+    lines += [f'idx = {{ kind = "{draw(st.sampled_from(["hash_map", "hashmap"]))}", max_tokens = 900 }}', ""]
+    for i in range(count):
+        lines.append(f"[stages.s{i}]" + draw(_SUPPRESS))
+        if draw(st.booleans()):
+            lines.append('mode = "autonomous"')
+        lines += [MODEL, "max_iterations = 5" + draw(_SUPPRESS), "available_tools = [\"read_file\"]"]
+        if i + 1 < count:
+            lines.append(f"[stages.s{i}.transitions.s{i + 1}]")
+            lines.append(f'transform = "{draw(st.sampled_from(["summarize", "compact", "direct"]))}"')
+        else:
+            lines.append(f"[stages.s{i}.transitions]")
+        lines.append("")
+    return "\n".join(lines)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fixable_blueprints())
+def test_fixing_removes_every_fixable_finding_and_keeps_the_run(text: str) -> None:
+    data = text.encode()
+    outcome = fix_bytes("p.leviath", data)
+    assert outcome.problem is None
+    after = validate_bytes("p.leviath", outcome.data)
+    assert [d.code for d in after.diagnostics if d.code in FIXABLE] == []
+    assert after.blueprint == validate_bytes("p.leviath", data).blueprint
+    assert other_findings(outcome.data) == other_findings(data)
+    assert fix_bytes("p.leviath", outcome.data).data == outcome.data
