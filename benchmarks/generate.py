@@ -43,6 +43,15 @@ def _prose(rng: random.Random, lines: int) -> str:
     return "\n".join(out)
 
 
+def _comment(rng: random.Random, lines: int) -> str:
+    """Explanatory comment lines, as real blueprints carry (about a sixth of their lines)."""
+    return "".join(f"# {line}\n" for line in _prose(rng, lines).split("\n"))
+
+
+def _banner(title: str) -> str:
+    return f"# ─── {title} " + "─" * max(3, 70 - len(title)) + "\n"
+
+
 def _tools(rng: random.Random, write: bool) -> str:
     tools = list(READ_TOOLS) + (rng.sample(WRITE_TOOLS, 3) if write else ["context_write"])
     if write and "write_file" not in tools:
@@ -51,8 +60,11 @@ def _tools(rng: random.Random, write: bool) -> str:
 
 
 def _stage(name: str, mode: str, tools: str, iterations: int, prompt: str, extra: str = "") -> str:
+    rng = random.Random(name + prompt[:20])
     return (
-        f"[stages.{name}]\n"
+        _banner(name.replace("_", " ").capitalize())
+        + _comment(rng, rng.randint(3, 8))
+        + f"[stages.{name}]\n"
         f'mode = "{mode}"\n'
         f"model = {MODELS}\n"
         f'description = "The {name.replace("_", " ")} step"\n'
@@ -63,8 +75,10 @@ def _stage(name: str, mode: str, tools: str, iterations: int, prompt: str, extra
     )
 
 
-def _edge(source: str, target: str, body: str = "") -> str:
-    return f"[stages.{source}.transitions.{target}]\n{body}\n"
+def _edge(source: str, target: str, body: str = "", comments: bool = True) -> str:
+    rng = random.Random(source + target)
+    note = _comment(rng, rng.randint(1, 3)) if comments and rng.random() < 0.6 else ""
+    return f"{note}[stages.{source}.transitions.{target}]\n{body}\n"
 
 
 def realistic(rng: random.Random, name: str) -> str:
@@ -87,10 +101,11 @@ def realistic(rng: random.Random, name: str) -> str:
         'error_report = { kind = "pinned", budget = "1%" }\n'
         'conversation = { kind = "sliding_window", max_tokens = 12000, max_items = 20 }\n'
         'scratch = { kind = "temporary", max_tokens = 4000 }\n'
-        'repo_files = { kind = "pinned", budget = "3%", seed = { command = "git ls-files" }, volatility = "stable" }\n\n',
+        'repo_files = { kind = "pinned", budget = "3%", seed = { command = "git ls-files" }, '
+        'volatility = "stable" }\n\n',
     ]
     rounds = rng.randint(2, 4)
-    parts.append(_stage("discover", "autonomous", _tools(rng, False), rng.randint(6, 10), _prose(rng, 8),
+    parts.append(_stage("discover", "autonomous", _tools(rng, False), rng.randint(6, 10), _prose(rng, 24),
                         "max_revisits = 2\n"))
     parts.append('[stages.discover.tool_routing]\ndefault_region = "conversation"\n'
                  '[stages.discover.tool_routing.overrides]\nread_file = "scratch"\nlist_dir = "scratch"\n\n')
@@ -99,7 +114,7 @@ def realistic(rng: random.Random, name: str) -> str:
     parts.append(_edge("discover", "report", 'condition = "dead_end"\n'))
 
     parts.append(_stage("plan", "interactive_points", '["read_file", "list_dir", "context_read"]', 20,
-                        _prose(rng, 10), f"max_revisits = {rounds + 2}\n"))
+                        _prose(rng, 30), f"max_revisits = {rounds + 2}\n"))
     parts.append(_edge("plan", "implement", 'condition = "llm_choice"\nhint = "The user approved the plan"\n'))
     parts.append(_edge("plan", "plan", 'condition = "llm_choice"\nhint = "The user asked for changes"\n'))
     parts.append(_edge("plan", "error_handler", 'condition = "error"\n'))
@@ -110,7 +125,7 @@ def realistic(rng: random.Random, name: str) -> str:
                  'document_region = "plan"\n\n[stages.plan.interaction_points.directives]\n'
                  'Revise = "Ask what to change, then revise only that part of the plan."\n\n')
 
-    parts.append(_stage("implement", "autonomous", _tools(rng, True), rng.randint(30, 60), _prose(rng, 14),
+    parts.append(_stage("implement", "autonomous", _tools(rng, True), rng.randint(30, 60), _prose(rng, 36),
                         f"max_revisits = {rounds}\n"))
     parts.append(_edge("implement", "review", 'hint = "Every step of the plan is implemented"\n'
                        "gate = { require_modifications = true, max_attempts = 3, "
@@ -122,23 +137,23 @@ def realistic(rng: random.Random, name: str) -> str:
     parts.append(_edge("implement", "report", 'condition = "dead_end"\ntransform = "compact"\n'))
 
     parts.append(_stage("reassess", "autonomous", '["read_file", "list_dir", "context_write", "context_read"]',
-                        10, _prose(rng, 6), f"max_revisits = {rounds}\n"))
+                        10, _prose(rng, 14), f"max_revisits = {rounds}\n"))
     parts.append(_edge("reassess", "implement", 'hint = "The cause is understood; try again"\n'))
     parts.append(_edge("reassess", "report", 'condition = "dead_end"\n'))
 
     parts.append(_stage("review", "autonomous", '["read_file", "list_dir", "bash", "context_write", "context_read"]',
-                        rng.randint(10, 20), _prose(rng, 12), f"max_revisits = {rounds}\n"))
+                        rng.randint(10, 20), _prose(rng, 28), f"max_revisits = {rounds}\n"))
     parts.append(_edge("review", "implement", 'condition = "llm_choice"\nhint = "Some step is not done"\n'))
     parts.append(_edge("review", "report", 'condition = "llm_choice"\nhint = "Every step is done"\n'
                        'gate = { require_no_open_items = "todo" }\n'))
     parts.append(_edge("review", "error_handler", 'condition = "error"\n'))
 
     parts.append(_stage("error_handler", "autonomous", '["read_file", "context_write", "context_read"]', 5,
-                        _prose(rng, 4), "max_revisits = 3\n"))
+                        _prose(rng, 10), "max_revisits = 3\n"))
     parts.append(_edge("error_handler", "implement", 'hint = "The error is understood; resume the work"\n'))
     parts.append(_edge("error_handler", "report", 'condition = "dead_end"\n'))
 
-    parts.append(_stage("report", "output", '["read_file", "context_read"]', 5, _prose(rng, 6)))
+    parts.append(_stage("report", "output", '["read_file", "context_read"]', 5, _prose(rng, 16)))
     parts.append('[stages.report.output]\nformat = "markdown"\n'
                  'instructions = "A summary of what changed, then what is left."\n\n[stages.report.transitions]\n')
     return "".join(parts)
@@ -177,20 +192,24 @@ def _segment(rng: random.Random, k: int, last: bool) -> str:
     """Ten stages: s0 ⇄ s1 (a gated back-edge loop), s2 (stuck edge), s3–s5 a fall-through run,
     s6 with its own regions, s7 ⇄ s8 (llm_choice loop), s9 the hand-over to the next segment."""
     s = [f"g{k}_s{i}" for i in range(10)]
+
+    def edge(source: str, target: str, body: str = "") -> str:  # structure only: no comments
+        return _edge(source, target, body, comments=False)
+
     nxt = f"g{k + 1}_s0"
     write = '["read_file", "list_dir", "write_file", "edit_file", "context_write", "context_read"]'
     read = '["read_file", "list_dir", "context_read"]'
     out = []
     out.append(_small(s[0], write, "max_revisits = 3\n"))
-    out.append(_edge(s[0], s[1], 'hint = "Drafted"\ngate = { require_modifications = true, max_attempts = 2 }\n'))
-    out.append(_edge(s[0], s[9], 'condition = "dead_end"\n'))
+    out.append(edge(s[0], s[1], 'hint = "Drafted"\ngate = { require_modifications = true, max_attempts = 2 }\n'))
+    out.append(edge(s[0], s[9], 'condition = "dead_end"\n'))
     out.append(_small(s[1], read, "max_revisits = 3\n"))
-    out.append(_edge(s[1], s[0], 'condition = "llm_choice"\nhint = "Needs another draft"\n'))
-    out.append(_edge(s[1], s[2], 'condition = "llm_choice"\nhint = "Draft accepted"\n'))
-    out.append(_edge(s[1], s[9], 'condition = "error"\n'))
+    out.append(edge(s[1], s[0], 'condition = "llm_choice"\nhint = "Needs another draft"\n'))
+    out.append(edge(s[1], s[2], 'condition = "llm_choice"\nhint = "Draft accepted"\n'))
+    out.append(edge(s[1], s[9], 'condition = "error"\n'))
     out.append(_small(s[2], write))
-    out.append(_edge(s[2], s[3], 'hint = "Built"\n'))
-    out.append(_edge(s[2], s[9], f'condition = "stuck"\nstuck_after_iterations = {rng.randint(5, 10)}\n'
+    out.append(edge(s[2], s[3], 'hint = "Built"\n'))
+    out.append(edge(s[2], s[9], f'condition = "stuck"\nstuck_after_iterations = {rng.randint(5, 10)}\n'
                      f"stuck_after_same_file_edits = {rng.randint(4, 9)}\n"))
     # s3, s4, s5: no transitions table, so each falls through to the next stage in the file.
     for i in (3, 4, 5):
@@ -199,25 +218,26 @@ def _segment(rng: random.Random, k: int, last: bool) -> str:
     out.append(f"[stages.{s[6]}.context.regions]\n"
                'conversation = { kind = "sliding_window", max_tokens = 8000, max_items = 10 }\n'
                f'local_{k} = {{ kind = "pinned", max_tokens = 2000 }}\n\n')
-    out.append(_edge(s[6], s[7], 'hint = "Recorded"\n'))
+    out.append(edge(s[6], s[7], 'hint = "Recorded"\n'))
     out.append(_small(s[7], read, "max_revisits = 2\n"))
-    out.append(_edge(s[7], s[8], 'condition = "llm_choice"\nhint = "Check it"\n'))
-    out.append(_edge(s[7], s[9], 'condition = "llm_choice"\nhint = "Done here"\n'
+    out.append(edge(s[7], s[8], 'condition = "llm_choice"\nhint = "Check it"\n'))
+    out.append(edge(s[7], s[9], 'condition = "llm_choice"\nhint = "Done here"\n'
                      'gate = { require_no_open_items = "todo" }\n'))
     out.append(_small(s[8], read, "max_revisits = 2\n"))
-    out.append(_edge(s[8], s[7], 'condition = "llm_choice"\nhint = "Back to it"\n'))
-    out.append(_edge(s[8], s[9], 'condition = "dead_end"\n'))
+    out.append(edge(s[8], s[7], 'condition = "llm_choice"\nhint = "Back to it"\n'))
+    out.append(edge(s[8], s[9], 'condition = "dead_end"\n'))
     if last:
         out.append(_small(s[9], '["read_file", "context_read"]', mode="output"))
         out.append(f"[stages.{s[9]}.transitions]\n\n")
     else:
         out.append(_small(s[9], read))
-        out.append(_edge(s[9], nxt, 'hint = "Next part"\ntransform = "compact"\n'))
+        out.append(edge(s[9], nxt, 'hint = "Next part"\ntransform = "compact"\n'))
     return "".join(out)
 
 
 def _small(name: str, tools: str, extra: str = "", mode: str = "autonomous") -> str:
     return (
-        f'[stages.{name}]\nmode = "{mode}"\nmodel = {{ models = [{{ provider = "anthropic", model = "claude-sonnet-5" }}] }}\n'
+        f'[stages.{name}]\nmode = "{mode}"\n'
+        'model = { models = [{ provider = "anthropic", model = "claude-sonnet-5" }] }\n'
         f'description = "Step {name}"\navailable_tools = {tools}\nmax_iterations = 12\n{extra}\n'
     )

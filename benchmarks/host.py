@@ -75,10 +75,15 @@ def replay(ir: Blueprint, recording: Recording) -> int:
     steps = 0
     for run_start, events in recording.runs:
         state, _ = start(ir, run_start)
-        for event in events:
-            state, _ = step(ir, state, event)
+        feed(ir, state, events)
         steps += len(events)
     return steps
+
+
+def feed(ir: Blueprint, state, events: tuple) -> None:
+    """`step` through `events` from `state` (the timed loop: nothing else happens in it)."""
+    for event in events:
+        state, _ = step(ir, state, event)
 
 
 def _answer(rng: random.Random, ir: Blueprint, actions: tuple, now: float) -> list:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from .config import DEFAULT_SETTINGS, Settings
+from .parse.source import read_blueprint
 from .ir.serialize import IRDocument, IRError, IRSource, dumps, load_ir, read_ir, to_ir
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> d
     Raises `compiler.BlueprintError` (with every finding) when the blueprint has errors, and
     `OSError` when the file cannot be read. `source.path` in the IR is `ir_source_path(path)`.
     """
-    ir, result = compile_with_findings(Path(path).read_bytes(), ir_source_path(path), settings)
+    ir, result = compile_with_findings(read_blueprint(path), ir_source_path(path), settings)
     if ir is None:
         raise BlueprintError(result)
     return ir

@@ -35,6 +35,9 @@ class Settings:
     deny_warnings: bool = False
 
     def enabled(self, code: str, family: str) -> bool:
+        if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
+            return True
+
         def named(names: tuple[str, ...]) -> bool:
             return any(n in (*ALL_RULES, code, family) for n in names)
 

@@ -50,8 +50,8 @@ from compiler.runtime import (
     WorkspaceLost,
     start,
     step,
+    texts,
 )
-from compiler.runtime import texts
 
 NAMES = ["s0", "s1", "s2", "s3"]
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "fan_out"]

@@ -115,3 +115,22 @@ def test_integers_beyond_64_bits_are_invalid_toml_but_the_rest_is_checked() -> N
     huge = [d for d in result.diagnostics if d.code == "toml-syntax"]
     assert [(d.line, d.column, d.end_column) for d in huge] == [(4, 18, 37)]
     assert result.blueprint is not None
+
+
+def test_only_regular_files_are_read_and_never_past_the_limit(tmp_path) -> None:
+    import os
+
+    from compiler.parse.source import read_blueprint
+
+    fifo = tmp_path / "pipe.leviath"
+    os.mkfifo(fifo)  # no writer: a blocking open would hang here
+    with pytest.raises(OSError, match="not a regular file"):
+        read_blueprint(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        read_blueprint(tmp_path)
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(OSError, match="not a regular file"):
+            read_blueprint("/dev/zero")
+    big = tmp_path / "big.leviath"
+    big.write_bytes(b"#" * (MAX_FILE_BYTES + 100))
+    assert len(read_blueprint(big)) == MAX_FILE_BYTES + 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..graph.algorithms import strongly_connected
-from .visit import INFINITE
+from .costs import INFINITE
 
 if TYPE_CHECKING:
     from .runs import RunGraph
@@ -88,7 +88,6 @@ def cycles(graph: "RunGraph", adjacency: list[list[int]]) -> list[list[int]]:
 def compute(graph: "RunGraph", order: list[int] | None, adjacency: list[list[int]]) -> Ceilings:
     ir = graph.ir
     names = [stage.name for stage in ir.stages]
-    visited_stages = {stage for stage, _, _ in graph.nodes}
     per_visit: dict[str, float] = {}
     for key, result in graph.visits.items():
         per_visit[key[0]] = max(per_visit.get(key[0], 0), result.max_calls)
@@ -199,8 +198,8 @@ def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
 
 
 def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:
-    """The most visits of each stage. Read off the visit counts in the run states where every
-    entry to the stage is budget-checked (the count is then exact up to the budget); one visit
+    """The most visits of each stage. The most visit count recorded on entry where every entry
+    to the stage is budget-checked (the count is then exact up to the budget); one visit
     for a stage no edge of any run enters but the start, or that every run ends in; a longest
     path counting entries to it otherwise."""
     entered = {stage for stage, _, _ in graph.nodes}
@@ -211,17 +210,8 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
         if any(e.kind == "edge" for e in result.exits):
             leaves.add(key[0])
     most: dict[str, int] = {name: 0 for name in names}
-    exact = [
-        (name, graph.weights[i], graph.spent_at[i] + 1)
-        for i, name in enumerate(graph.tracked)
-        if name not in unchecked
-    ]
-    for code in {code for _, code, _ in graph.nodes}:
-        for name, weight, radix in exact:
-            digit = (code // weight) % radix
-            if digit > most[name]:
-                most[name] = digit
-    counted = {name for name, _, _ in exact}
+    counted = {name for name in graph.tracked if name not in unchecked}
+    most.update((name, graph.most_visits.get(name, 0)) for name in counted)
     once = {name for name in entered if name not in targets or name not in leaves}
     most.update((name, 1) for name in once if name not in counted)
     others = [name for name in names if name in entered and name not in counted and name not in once]

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from . import ceilings as ceiling_rules
 from .ceilings import Ceilings
+from .costs import INFINITE
 from .findings import Finding, find_all
 from .runs import STATE_LIMIT, RunGraph, explore_runs
-from .visit import INFINITE
 
 if TYPE_CHECKING:
     import networkx

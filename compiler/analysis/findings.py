@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Iterator
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
 from . import traces
-from .traces import Trace, describe_exit
+from .traces import Trace
 
 if TYPE_CHECKING:
     from ..diagnostics import KeyPath
-    from ..ir.model import Blueprint, Edge, Stage
+    from ..ir.model import Edge, Stage
     from .runs import RunGraph
 
 #: Edge conditions whose edges are reported when no run takes them. A dead_end edge is a
@@ -114,7 +114,7 @@ def _first_nodes(graph: "RunGraph", wanted) -> Iterator[tuple[int, tuple, int, o
 
 def _strands(graph: "RunGraph") -> Iterator[Finding]:
     seen: set[str] = set()
-    for node, key, number, exit in _first_nodes(graph, lambda e: e.key[:2] == ("fail", "dead_end")):
+    for node, key, number, _ in _first_nodes(graph, lambda e: e.key[:2] == ("fail", "dead_end")):
         stage = key[0]
         if stage in seen:
             continue
@@ -354,9 +354,3 @@ def _fix_not_taken(edge: "Edge") -> str:
     if edge.condition == "stuck":
         return "lower the stuck thresholds below what ends the stage, or drop the edge"
     return "check the edge's target budget and the stage's other edges, or drop the edge"
-
-
-def describe_outcome(trace: Trace) -> str:
-    if not trace.steps:
-        return ""
-    return describe_exit(trace.steps[-1].exit)

@@ -40,7 +40,13 @@ from ..runtime.events import (
     ToolCall,
     WorkersFinished,
 )
-from ..runtime.policy import can_write_context, canonical_tool, holds, modifying_tools, required_regions
+from ..runtime.policy import (
+    can_write_context,
+    canonical_tool,
+    holds,
+    modifying_tools,
+    required_regions,
+)
 from ..runtime.state import EMPTY_REGION, RegionSnapshot
 from ..runtime.stuck import stuck_edge
 
@@ -79,6 +85,9 @@ class Move:
     arg: str | None = None
     count: int = 1
     regions: str | None = None
+    #: What the decision after the move reads, for its description: "required regions",
+    #: "gate regions" or both.
+    reads: str | None = None
 
     @property
     def iterations(self) -> int:
@@ -95,9 +104,9 @@ class Move:
         """What the model, a tool or a person did, in a few words."""
         text = self._describe()
         if self.regions == "met":
-            return "with its gate and required regions filled, " + text
+            return f"fills its {self.reads or 'regions'}, then " + text
         if self.regions == "unmet":
-            return "with its gate and required regions unmet, " + text
+            return f"leaves its {self.reads or 'regions'} unmet, then " + text
         return text
 
     def _describe(self) -> str:
@@ -234,28 +243,30 @@ def _with_region_choices(ir: "Blueprint", stage: "Stage", state: "RunState", fac
         return out
     split: list[Move] = []
     for move in out:
-        if _reads_regions(move, facts):
-            split.append(Move(move.kind, move.arg, move.count, "met"))
-            split.append(Move(move.kind, move.arg, move.count, "unmet"))
+        reads = _reads_regions(move, facts)
+        if reads:
+            split.append(Move(move.kind, move.arg, move.count, "met", reads))
+            split.append(Move(move.kind, move.arg, move.count, "unmet", reads))
         else:
             split.append(move)
     return split
 
 
-def _reads_regions(move: Move, facts: StageFacts) -> bool:
-    """Whether the runner may read a gate's or a required region after the move.
+def _reads_regions(move: Move, facts: StageFacts) -> str | None:
+    """Which regions the runner may read after the move ("required regions", "gate regions",
+    both), or None.
 
     Ending the stage (a reply, the workers' end) runs the required-region hold, then may take
     a single gated edge; an approval may take a single gated edge; a routing answer reads only
     the gate of the edge it picks.
     """
-    if move.kind in ("text", "workers"):
-        return facts.holds_regions or bool(facts.gated_targets)
-    if move.kind == "approve":
-        return bool(facts.gated_targets)
-    if move.kind == "route":
-        return move.arg in facts.gated_targets
-    return False
+    required = move.kind in ("text", "workers") and facts.holds_regions
+    gated = (move.kind in ("text", "workers", "approve") and bool(facts.gated_targets)) or (
+        move.kind == "route" and move.arg in facts.gated_targets
+    )
+    if required and gated:
+        return "required and gate regions"
+    return "required regions" if required else "gate regions" if gated else None
 
 
 def _inference_moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> list[Move]:

@@ -25,7 +25,8 @@ def ceilings_text(path: str, analysis: "Analysis") -> str:
     head = f"{path}: every run explored ({runs}; {visits:,} kind{'s' if visits != 1 else ''} of stage visit explored move by move)"
     ceilings = analysis.ceilings
     if not analysis.complete or ceilings is None:
-        return f"{path}: run analysis incomplete after {runs}: no ceiling computed"
+        limit = analysis.runs.limit
+        return f"{path}: run analysis incomplete: it stopped at its limit of {limit:,} run states, so no ceiling is computed"
     lines = [head, "  " + _summary_line(analysis)]
     rows = [(s.stage, _number(s.visits), _number(s.per_visit), _number(s.inferences)) for s in ceilings.stages]
     header = ("stage", "visits", "inferences/visit", "inferences")

@@ -5,7 +5,8 @@ every stage a revisit budget can refuse, and (when some stage owes an output) th
 output was accepted. That is everything that decides the rest of a run: inside a visit, the
 runner reads the visit counts only to ask whether an edge's target is still within budget, so
 two states whose budgets answer alike behave alike. Counts of stages no budget ever checks
-are dropped, and a spent budget stays spent, so the graph is finite.
+are dropped, a spent budget stays spent, and a count no transition can check any more is set
+to zero (`budgets.Budgets.normalize`), so the graph is finite and no larger than it must be.
 
 Each visit is explored once per (stage, which of its targets are within budget, output
 accepted so far) by `visit.explore_visit`; its exits become this graph's edges. The budget
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere, within_budget
 from ..runtime.run import evolve
+from .budgets import Budgets
 from .visit import Exit, VisitResult, ending, explore_visit
 
 if TYPE_CHECKING:
@@ -43,10 +45,7 @@ class Terminal:
 @dataclass
 class RunGraph:
     ir: "Blueprint"
-    #: Stages whose visit count is part of a run state, and the count at which each is spent.
-    tracked: tuple[str, ...]
-    spent_at: tuple[int, ...]
-    weights: tuple[int, ...]
+    budgets: Budgets
     start_state: "RunState"
     #: Some stage owes an output, so which stage submitted one is part of a run state.
     keeps_output: bool = False
@@ -62,37 +61,22 @@ class RunGraph:
     #: … and the run states it leads to (ends of runs left out).
     successors: list[list[int]] = field(default_factory=list)
     visits: dict[tuple, VisitResult] = field(default_factory=dict)
+    #: The most visits any run state records for each budgeted stage, counted when entered
+    #: (before a count that stops mattering is dropped).
+    most_visits: dict[str, int] = field(default_factory=dict)
     truncated: bool = False
 
-    # --- visit counts ---------------------------------------------------------------------------
+    @property
+    def tracked(self) -> tuple[str, ...]:
+        return self.budgets.names
 
     def counts(self, code: int) -> dict[str, int]:
-        """The visit counts of the tracked stages in `code`."""
-        return {
-            name: (code // weight) % (spent + 1)
-            for name, spent, weight in zip(self.tracked, self.spent_at, self.weights)
-        }
-
-    def entered(self, code: int, target: str) -> int:
-        """`code` after one more visit of `target` (a spent budget stays spent)."""
-        position = self._position.get(target)
-        if position is None:
-            return code
-        weight, spent = self.weights[position], self.spent_at[position]
-        return code + weight if (code // weight) % (spent + 1) < spent else code
-
-    @property
-    def _position(self) -> dict[str, int]:
-        cached = self.__dict__.get("_position_cache")
-        if cached is None:
-            cached = self.__dict__["_position_cache"] = {name: i for i, name in enumerate(self.tracked)}
-        return cached
+        """The visit counts a run state keeps (zero for a count that no longer matters)."""
+        return self.budgets.counts(code)
 
     def key_of(self, state: "RunState") -> tuple[str, int, str | None]:
         """The run-graph node key of a concrete runner state at a stage's entry."""
-        code = 0
-        for name, spent, weight in zip(self.tracked, self.spent_at, self.weights):
-            code += min(state.visits.get(name, 0), spent) * weight
+        code = self.budgets.key_counts(state.stage, state.visits)
         return (state.stage, code, state.final_output if self.keeps_output else None)
 
     def state_of(self, node: int) -> dict:
@@ -104,13 +88,9 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     """The graph of every run of `ir` (see the module docstring). `reduce=False` explores every
     visit afresh and without shortcuts (slower; the tests check it finds the same graph)."""
     state, _ = start(ir, 0)
-    tracked, spent_at = _budgeted(ir)
-    weights, weight = [], 1
-    for spent in spent_at:
-        weights.append(weight)
-        weight *= spent + 1
+    budgets = Budgets(ir)
     keeps_output = bool(output_owed_anywhere(ir))
-    graph = RunGraph(ir, tracked, tuple(spent_at), tuple(weights), state, keeps_output, limit)
+    graph = RunGraph(ir, budgets, state, keeps_output, limit)
     if state.terminal:
         return graph
     budget = _BudgetTable(ir, graph)
@@ -132,12 +112,18 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     bases: dict[tuple, tuple] = {}
     first = graph.key_of(state)
     index: dict[int, int] = {packed(*first): 0}
+    spent_masks = [budgets.spent_mask(first[1])]
+    most = graph.most_visits
+    for name in budgets.names:
+        most[name] = min(state.visits.get(name, 0), budgets.spent[budgets.position[name]])
     nodes.append(first)
     parents.append(None)
     visit_keys.append(())
     out.append([])
     successors.append([])
     entry_states = {0: state}
+    #: Per (spent budgets, stage entered): the counts that no longer matter there, to drop.
+    relevance: dict[int, tuple[int, tuple[tuple[int, int], ...]] | tuple[()]] = {}
     #: Per stage: bits of the targets always within budget, and (bit, weight, radix, spent)
     #: of each budgeted target, to compute the budget answers as one int.
     answers = budget.bitwise()
@@ -154,10 +140,10 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
             if (code // weight) % radix < spent:
                 bits |= bit
         number_of_stage = stage_number[stage]
-        packed_key = (bits * width + output_number(final_output)) * stages + number_of_stage
-        entry = known.get(packed_key)
-        if entry is not None:
-            key, plan = entry
+        packed_key = (bits * width + (output_number(final_output) if keeps_output else 0)) * stages + number_of_stage
+        cached = known.get(packed_key)
+        if cached is not None:
+            key, plan = cached
             visit_keys[node] = key
         else:
             key = (stage, budget.pattern(stage, code), final_output)
@@ -166,31 +152,60 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
         if plan is None:
             shape = (stage, budget.shape(stage, key[1]), final_output)
             base = bases.get(shape) if reduce else None
-            if base is not None:
-                result = _rerouted(graph, graph.visits[base], graph.counts(code))
-            else:
+            result = _rerouted(graph, graph.visits[base], graph.counts(code)) if base is not None else None
+            if result is None:
                 entry = entry_states.pop(node, None) or _entry_state(graph, node)
+                if entry is None:  # cannot happen if the runner is deterministic; never guess
+                    graph.truncated = True
+                    visit_keys[node] = ()
+                    node += 1
+                    continue
                 result = explore_visit(ir, entry, reduce=reduce)
-                bases[shape] = key
+                bases.setdefault(shape, key)
             graph.visits[key] = result
             graph.truncated |= result.truncated
             plan = plans[key] = [
-                (*_plan(graph, number, exit, keeps_output), stage_number.get(exit.target or "", 0), output_number(exit.final_output))
+                (
+                    *_plan(graph, number, exit, keeps_output),
+                    stage_number.get(exit.target or "", 0),
+                    output_number(exit.final_output),
+                    1 << budgets.position[exit.target] if exit.target in budgets.position else 0,
+                )
                 for number, exit in enumerate(result.exits)
             ]
-        if entry is None:
+        if cached is None:
             known[packed_key] = (key, plan)
         edges, following = out[node], successors[node]
-        for number, target, weight, spent, after_output, terminal, target_number, output in plan:
+        mask = spent_masks[node]
+        for number, target, weight, spent, after_output, terminal, target_number, output, bit in plan:
             if target is None:
                 edges.append((number, terminal))
                 continue
-            successor = code + weight if weight and (code // weight) % (spent + 1) < spent else code
+            successor, successor_mask = code, mask
+            if weight:
+                count = (code // weight) % (spent + 1)
+                if count < spent:
+                    successor += weight
+                    count += 1
+                    if count == spent:
+                        successor_mask |= bit
+                    if count > most[target]:
+                        most[target] = count
+            relevance_key = successor_mask * stages + target_number
+            dropped = relevance.get(relevance_key)
+            if dropped is None:
+                dropped = relevance[relevance_key] = budgets.dropped(target, successor_mask)
+            if dropped:
+                relevant_mask, digits = dropped
+                for weight, radix in digits:
+                    successor -= (successor // weight) % radix * weight
+                successor_mask &= relevant_mask
             number_key = (successor * width + output) * stages + target_number
             found = index.get(number_key)
             if found is None:
                 found = index[number_key] = len(nodes)
                 nodes.append((target, successor, after_output))
+                spent_masks.append(successor_mask)
                 parents.append((node, key, number))
                 visit_keys.append(())
                 out.append([])
@@ -207,44 +222,15 @@ def _plan(graph: RunGraph, number: int, exit, keeps_output: bool) -> tuple:
     final_output = exit.final_output if keeps_output else None
     if exit.kind != "edge":
         return number, None, 0, 0, final_output, Terminal(exit.pre.stage, exit.kind, exit.key[1])
-    position = graph._position.get(exit.target)
+    position = graph.budgets.position.get(exit.target)
     if position is None:
         return number, exit.target, 0, 0, final_output, None
-    return number, exit.target, graph.weights[position], graph.spent_at[position], final_output, None
+    return number, exit.target, graph.budgets.weights[position], graph.budgets.spent[position], final_output, None
 
 
-def budgeted_counts(ir: "Blueprint", visits: dict[str, int]) -> tuple[int, ...]:
-    """The visit counts a run state keeps, for a runner's visit map."""
-    names, spent = _budgeted(ir)
-    return tuple(min(visits.get(name, 0), limit) for name, limit in zip(names, spent))
-
-
-def _budgeted(ir: "Blueprint") -> tuple[tuple[str, ...], list[int]]:
-    """Stages a transition enters and whose `max_revisits` can refuse it, with the count at
-    which the budget is spent (found by asking the runner's budget rule)."""
-    targeted = {edge.target for stage in ir.stages for edge in stage.edges()}
-    names, spent = [], []
-    for stage in ir.stages:
-        if stage.name not in targeted or stage.max_revisits is None:
-            continue
-        names.append(stage.name)
-        spent.append(_first_refusal(ir, stage.name))
-    return tuple(names), spent
-
-
-def _first_refusal(ir: "Blueprint", name: str) -> int:
-    """The smallest visit count at which the runner refuses another entry (monotone: bisect)."""
-    high = 1
-    while within_budget(ir, {name: high}, name):
-        high *= 2
-    low = -1  # within budget at every count below `high` that was probed
-    while high - low > 1:
-        middle = (low + high) // 2
-        if middle >= 0 and within_budget(ir, {name: middle}, name):
-            low = middle
-        else:
-            high = middle
-    return high
+def budgeted_counts(ir: "Blueprint", stage: str, visits: dict[str, int]) -> int:
+    """The visit-count code a run state at `stage`'s entry keeps, for a runner's visit map."""
+    return Budgets(ir).key_counts(stage, visits)
 
 
 #: Conditions whose edges are read only when a visit ends by them: an error or a dead end
@@ -261,7 +247,7 @@ class _BudgetTable:
         self.targets: dict[str, tuple[tuple[str, int | None], ...]] = {}
         #: Per stage, which targets shape the visit (not only the edge it ends by).
         self.shaping: dict[str, tuple[bool, ...]] = {}
-        position = {name: i for i, name in enumerate(graph.tracked)}
+        position = graph.budgets.position
         for stage in ir.stages:
             targets = [t for t in dict.fromkeys(edge.target for edge in stage.edges()) if ir.stage(t) is not None]
             self.targets[stage.name] = tuple((t, position.get(t)) for t in targets)
@@ -269,11 +255,12 @@ class _BudgetTable:
             self.shaping[stage.name] = tuple(not conditions[t] <= ENDING_ONLY for t in targets)
         self.open = {t: within_budget(ir, {}, t) for s in ir.stages for t, _ in self.targets[s.name]}
         #: Per stage and target: (open when untracked, digit weight or 0, radix, spent count).
+        budgets = graph.budgets
         self.digits = {
             name: tuple(
                 (self.open[t], 0, 1, 0)
                 if position is None
-                else (False, graph.weights[position], graph.spent_at[position] + 1, graph.spent_at[position])
+                else (False, budgets.weights[position], budgets.spent[position] + 1, budgets.spent[position])
                 for t, position in targets
             )
             for name, targets in self.targets.items()
@@ -298,7 +285,7 @@ class _BudgetTable:
         )
 
 
-def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> VisitResult:
+def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> VisitResult | None:
     """A visit that differs from `base` only in the budgets of its error and dead-end targets.
 
     Everything up to the visit's end goes alike, so the explored states are shared; each exit
@@ -316,7 +303,7 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
             stage = ir.stage(pre.stage)
             ended = ending(ir, stage, actions) if stage is not None else None
             if ended is None:
-                raise AssertionError(f"an exit of '{pre.stage}' no longer ends the visit when decided again")
+                return None  # not what the shapes promise: explore this visit afresh
             exit = replace(exit, key=(*ended, after.final_output), final_output=after.final_output, pre=pre, after=after, actions=actions)
         number = numbers.get((exit.key, exit.cause))
         if number is None:
@@ -336,12 +323,13 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
     )
 
 
-def _entry_state(graph: RunGraph, node: int) -> "RunState":
+def _entry_state(graph: RunGraph, node: int) -> "RunState | None":
     """A concrete runner state entering `node`'s stage with `node`'s visit counts.
 
     The exit that first led here was found in a visit explored from another state with the
     same budget answers; its last event is fed again to that visit's state with the parent's
     visit counts put in, so the runner itself enters the stage with the counts of this run.
+    None if the runner does not take the same exit again (the exploration then stops short).
     """
     parent = graph.parents[node]
     assert parent is not None
@@ -352,5 +340,5 @@ def _entry_state(graph: RunGraph, node: int) -> "RunState":
     after, actions = step(graph.ir, pre, exit.event)
     stage = graph.ir.stage(exit.pre.stage)
     if stage is None or ending(graph.ir, stage, actions) != exit.key[:3] or after.stage != graph.nodes[node][0]:
-        raise AssertionError(f"re-entering '{graph.nodes[node][0]}' did not reproduce the explored exit")
+        return None
     return after

@@ -18,7 +18,8 @@ from ..runtime.events import event_to_dict
 from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere
 from .moves import Move, StageFacts, events
-from .visit import _continues, ending, explore_visit
+from .padding import continues
+from .visit import ending, explore_visit
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
@@ -196,7 +197,7 @@ def _play_pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> tuple[li
     for _ in range(PAD_REPLAY_LIMIT):
         state, actions = step(ir, state, event)
         batch.append(event)
-        if not _continues(state, actions, state.stage):
+        if not continues(state, actions, state.stage):
             return batch, state, actions
     return None
 
@@ -210,7 +211,7 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
     back to a run state it was in before, so it can go round again)."""
     state, _ = start(ir, 0)
     seen: list[tuple] = []
-    for number, trace_step in enumerate(trace.steps):
+    for trace_step in trace.steps:
         if state.stage != trace_step.stage or state.terminal:
             return False
         stage = ir.stage(state.stage)
@@ -236,4 +237,4 @@ def _run_state(ir: "Blueprint", state: "RunState", graph: "RunGraph | None") -> 
         return graph.key_of(state)
     from .runs import budgeted_counts
 
-    return (state.stage, budgeted_counts(ir, state.visits), state.final_output if output_owed_anywhere(ir) else None)
+    return (state.stage, budgeted_counts(ir, state.stage, state.visits), state.final_output if output_owed_anywhere(ir) else None)

@@ -28,14 +28,13 @@ import heapq
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..graph.algorithms import strongly_connected
 from ..runtime import texts
-from ..runtime.actions import Complete, Fail, RunInference, TakeEdge
-from ..runtime.events import InferenceFinished
+from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
 from ..runtime.policy import output_owed_anywhere
-from ..runtime.run import evolve
-from .moves import Move, StageFacts, events, moves, plain_call
+from .costs import costs
+from .moves import Move, StageFacts, events, moves
+from .padding import Applied, pad
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage
@@ -45,7 +44,6 @@ if TYPE_CHECKING:
 
 #: A visit larger than this is not explored to the end (the analysis says it is incomplete).
 VISIT_LIMIT = 20_000
-INFINITE = float("inf")
 
 
 @dataclass
@@ -185,7 +183,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
             else:
                 counter += 1
                 heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
-    _costs(result, edges, facts.gate_budget + 1 if routes else 0)
+    costs(result, edges, facts.gate_budget + 1 if routes else 0)
     return result
 
 
@@ -254,14 +252,12 @@ def _paddable(state: "RunState", facts: StageFacts) -> bool:
 
 # --- applying a move ------------------------------------------------------------------------------
 
-Applied = tuple[Move, "RunState", "Event", "RunState", tuple["Action", ...]]
-
 
 def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts: StageFacts) -> Applied | None:
     """Feed the move's events to the runner: (move, state before the last event, that event,
     the state after, every action). None when nothing happened (or padding never ends)."""
     if move.kind == "pad":
-        return _pad(ir, state, facts)
+        return pad(ir, state, facts)
     pending = events(move, ir, stage, state, facts)
     if not pending:
         return None
@@ -274,120 +270,6 @@ def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts:
     if after == state:
         return None
     return move, before, pending[-1], after, actions
-
-
-def _continues(state: "RunState", actions: tuple["Action", ...], stage: str) -> bool:
-    """The runner asked for the next inference of the same visit: nothing interrupted it."""
-    return len(actions) == 1 and isinstance(actions[0], RunInference) and state.stage == stage
-
-
-def _pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> Applied | None:
-    """Plain tool calls until the runner interrupts the stage; None if it never would.
-
-    The first turns are real steps. When two of them change nothing but the counters of a
-    turn, later turns are reached by adding those counters (the runner would compute the
-    same state), and the turn that interrupts is found by bisection, then taken as a real
-    step. The search stops at the stage's largest threshold: beyond it nothing can trip.
-    """
-    event = InferenceFinished(tool_calls=(plain_call(ir.stage(state.stage), facts),), now=state.clock)  # type: ignore[arg-type]
-    stage = state.stage
-    previous, current = state, state
-    for turn in (1, 2):
-        previous = current
-        current, actions = step(ir, previous, event)
-        if not _continues(current, actions, stage):
-            return Move("pad", count=turn), previous, event, current, actions
-    delta = _turn_delta(previous, current)
-    thresholds = _thresholds_in_turns(ir, state, facts)
-    if delta is None or not thresholds:
-        return _pad_by_steps(ir, current, event, max(thresholds, default=None), start_turn=2)
-
-    def before_turn(turn: int) -> "RunState":
-        return _advance(previous, delta, turn - 2)
-
-    def interrupts(turn: int) -> bool:
-        after, actions = step(ir, before_turn(turn), event)
-        return not _continues(after, actions, stage)
-
-    guess = min(thresholds)  # the first threshold to be reached is usually the one that trips
-    if guess > 3 and interrupts(guess) and not interrupts(guess - 1):
-        high = guess
-    else:
-        high = max(3, max(thresholds) + 1)
-        if not interrupts(high):
-            return None
-        low = 2  # turn 2 continued
-        while high - low > 1:
-            middle = (low + high) // 2
-            if interrupts(middle):
-                high = middle
-            else:
-                low = middle
-    pre = before_turn(high)
-    after, actions = step(ir, pre, event)
-    return Move("pad", count=high), pre, event, after, actions
-
-
-#: Padding taken one real step at a time gives up after this many turns (a runner whose turns
-#: change more than their counters is not one the bisection can skip through).
-STEPPED_PAD_LIMIT = 1_000
-
-
-def _pad_by_steps(ir: "Blueprint", state: "RunState", event: "Event", bound: int | None, start_turn: int) -> Applied | None:
-    if bound is None:
-        return None
-    current, turn = state, start_turn
-    while turn <= min(bound + 1, STEPPED_PAD_LIMIT):
-        turn += 1
-        previous = current
-        current, actions = step(ir, previous, event)
-        if not _continues(current, actions, state.stage):
-            return Move("pad", count=turn), previous, event, current, actions
-    return None
-
-
-def _turn_delta(before: "RunState", after: "RunState") -> tuple[int, int, int, int] | None:
-    """The counters one plain turn adds, if that is all it changes."""
-    delta = (
-        after.visit.iterations - before.visit.iterations,
-        after.visit.tool_calls - before.visit.tool_calls,
-        after.requests - before.requests,
-        after.iteration - before.iteration,
-    )
-    return delta if _advance(before, delta, 1) == after else None
-
-
-def _advance(state: "RunState", delta: tuple[int, int, int, int], turns: int) -> "RunState":
-    if turns == 0:
-        return state
-    visit = evolve(
-        state.visit,
-        {"iterations": state.visit.iterations + delta[0] * turns, "tool_calls": state.visit.tool_calls + delta[1] * turns},
-    )
-    return evolve(
-        state,
-        {"visit": visit, "requests": state.requests + delta[2] * turns, "iteration": state.iteration + delta[3] * turns},
-    )
-
-
-def _thresholds_in_turns(ir: "Blueprint", state: "RunState", facts: StageFacts) -> list[int]:
-    """For each count that can interrupt a working stage (the iteration cap, a stuck threshold
-    on iterations or tool calls), how many more plain turns from `state` reach it.
-
-    Only a search hint and bound: the runner's own READY decides where padding stops.
-    """
-    stage = ir.stage(state.stage)
-    visit = state.visit
-    turns = []
-    if stage is not None and stage.mode != "fan_out" and (stage.max_iterations or 0) > 0:
-        turns.append(stage.max_iterations - visit.iterations)
-    stuck = facts.stuck if not visit.stuck_fired else None
-    if stuck is not None:
-        if stuck.iterations:
-            turns.append(stuck.iterations - visit.iterations)
-        if stuck.tool_calls:
-            turns.append(stuck.tool_calls - visit.tool_calls)
-    return [max(t, 1) for t in turns]
 
 
 # --- how a visit ends -------------------------------------------------------------------------------
@@ -419,86 +301,3 @@ def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
     return "error"
 
 
-# --- the most inferences ------------------------------------------------------------------------------
-
-
-def _costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int) -> None:
-    """The most iterations each node can be reached with, then each exit's most inferences.
-
-    Iterations are maximised over paths, over the graph's strongly connected components in
-    topological order (a costly move always changes the key for good, so only free moves can
-    close a cycle). Routing answers are bounded, not counted along paths: every answer either
-    leaves the visit or is held by a gate, and a visit's gates hold at most their largest
-    `max_attempts` times, so a visit that routes makes at most that many answers plus one.
-    """
-    nodes = result.nodes
-    count = len(nodes)
-    adjacency: list[list[int]] = [[] for _ in range(count)]
-    incoming: list[list[tuple[int, Move]]] = [[] for _ in range(count)]
-    for source, target, move in edges:
-        adjacency[source].append(target)
-        incoming[target].append((source, move))
-    components = strongly_connected(adjacency)
-    component_of = {node: i for i, members in enumerate(components) for node in members}
-    order = _topological(components, adjacency, component_of)
-    most_iterations = [0.0] * count
-    for number in order:
-        members = components[number]
-        iterations = 0.0
-        for node in members:
-            for source, move in incoming[node]:
-                if component_of[source] == number and move.iterations:
-                    iterations = INFINITE  # a costly cycle: cannot happen, but never under-count
-                    continue
-                iterations = max(iterations, _iterations_after(nodes[source], move, most_iterations[source]))
-        for node in members:
-            most_iterations[node] = _most_iterations(nodes[node], iterations)
-    for exit in result.exits:
-        exit.max_calls = 0
-    for source, move, number in result.exit_edges:
-        exit = result.exits[number]
-        calls = _iterations_after(nodes[source], move, most_iterations[source]) + routing
-        exit.max_calls = max(exit.max_calls, calls)
-    result.max_calls = max((e.max_calls for e in result.exits), default=0)
-    if result.endless is not None:
-        result.max_calls = INFINITE
-
-
-def _iterations_after(source: Node, move: Move, before: float) -> float:
-    """The most iterations a visit has after `move` from `source` (padding ends at its limit)."""
-    if move.kind == "pad":
-        return source.pad_limit if source.pad_limit is not None else INFINITE
-    return before + move.iterations
-
-
-def _most_iterations(node: Node, reached: float) -> float:
-    """A state whose key holds the iteration count has exactly that many; a state padding can
-    stretch has any count below its interrupt (at that count READY would have interrupted);
-    any other (a routing or interaction wait) has what the moves into it bring."""
-    if node.key[5] >= 0:
-        return node.state.visit.iterations
-    if node.paddable:
-        return INFINITE if node.pad_limit is None else node.pad_limit - 1
-    return reached
-
-
-def _topological(components: list[list[int]], adjacency: list[list[int]], component_of: dict[int, int]) -> list[int]:
-    successors: list[set[int]] = [set() for _ in components]
-    indegree = [0] * len(components)
-    for number, members in enumerate(components):
-        for node in members:
-            for target in adjacency[node]:
-                other = component_of[target]
-                if other != number and other not in successors[number]:
-                    successors[number].add(other)
-                    indegree[other] += 1
-    ready = [n for n in range(len(components)) if indegree[n] == 0]
-    order: list[int] = []
-    while ready:
-        number = ready.pop()
-        order.append(number)
-        for other in sorted(successors[number]):
-            indegree[other] -= 1
-            if indegree[other] == 0:
-                ready.append(other)
-    return order

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..parse.source import read_blueprint
+from ..config import (
+    ConfigError,
+    ConfigFinder,
+    Overrides,
+    Settings,
+    check_rule_names,
+    settings_for,
+)
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import color_option, split_names, use_color
@@ -103,8 +111,7 @@ def command(
         except ConfigError as exc:
             raise CliError(str(exc)) from exc
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_blueprint(path)
         except OSError as exc:
             click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
             unreadable = True

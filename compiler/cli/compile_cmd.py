@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from ..parse.source import read_blueprint
 from ..config import ConfigError, ConfigFinder, settings_for
 from .common import color_option, use_color
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
@@ -40,8 +41,7 @@ def command(path: str, output: str | None, quiet: bool, color: str) -> None:
     from ..render.text import render_report
 
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
     try:

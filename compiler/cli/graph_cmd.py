@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..parse.source import read_blueprint
 from ..config import ConfigError, ConfigFinder, settings_for
 from .common import color_option, use_color
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
@@ -32,8 +33,7 @@ def check_file(path: str) -> "FileResult":
     from ..pipeline import validate_bytes
 
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
     try:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..parse.source import read_blueprint
 from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
@@ -168,8 +169,7 @@ def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool
         if progress:
             click.echo(f"\rchecking {number}/{len(files)} files", nl=False, err=True)
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_blueprint(path)
         except OSError as exc:
             _problem(f"error: cannot read '{path}': {exc.strerror or exc}", progress)
             run.unchecked += 1

@@ -12,6 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..parse.source import read_blueprint
 from ..config import Settings
 from . import FixOutcome, fix_bytes
 
@@ -38,8 +39,7 @@ def fix_files(files: tuple[str, ...], settings_for: Callable[[str], Settings], *
     run = FixRun()
     for path in files:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_blueprint(path)
         except OSError as exc:
             run.unreadable.append(f"cannot read '{path}': {exc.strerror or exc}")
             continue

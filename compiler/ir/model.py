@@ -376,7 +376,12 @@ class StuckThresholds:
 
     @property
     def armed(self) -> bool:
-        return any(v is not None for v in (self.iterations, self.minutes, self.same_file_edits, self.tool_calls))
+        return (
+            self.iterations is not None
+            or self.minutes is not None
+            or self.same_file_edits is not None
+            or self.tool_calls is not None
+        )
 
 
 @dataclass(frozen=True)

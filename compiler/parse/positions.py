@@ -44,10 +44,31 @@ _BARE_PAIR = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*({_SIMPLE_VALUE})?
 _BARE_HEADER = re.compile(r"\[[ \t]*[A-Za-z0-9_-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*[ \t]*\]")
 #: An array element and the separator after it (whitespace, comments, one comma).
 _SIMPLE_ITEM = re.compile(rf"({_SIMPLE_VALUE}){_WS_NL.pattern}(?:,{_WS_NL.pattern})?")
-#: An inline table or array with no table, array or multi-line string inside: its extent is
-#: found in one match and its inside is read only when a path in it is asked for.
-_FLAT_INSIDE = r"""(?:[^{}\[\]"'#]++|"(?!"")(?:[^"\\\n]++|\\.)*+"|'(?!'')[^'\n]*+'|#[^\n]*+)*+"""
-_FLAT_CONTAINER = re.compile(rf"\{{{_FLAT_INSIDE}\}}|\[{_FLAT_INSIDE}\]")
+#: An inline table or array nested at most three deep, with no multi-line string inside:
+#: its extent is found in one match and its inside is read only when a path in it is asked
+#: for (`model = { models = [{ provider = "…", model = "…" }] }` is three deep).
+_ATOMS = r"""[^{}\[\]"'#]++|"(?!"")(?:[^"\\\n]++|\\.)*+"|'(?!'')[^'\n]*+'|#[^\n]*+"""
+
+
+def _containers(inside: str) -> str:
+    # Either bracket closes either: the text is valid TOML, where they always pair up, and one
+    # copy of `inside` per level keeps the pattern (and its compile time) small.
+    return r"[\[{]" + inside + r"[\]}]"
+
+
+_INSIDE = "(?:" + _ATOMS + ")*+"
+for _ in range(2):
+    _INSIDE = "(?:" + _ATOMS + "|" + _containers(_INSIDE) + ")*+"
+_FLAT_CONTAINER = re.compile(_containers(_INSIDE))
+#: Consecutive `name = value` lines with a single bare key and a value that holds no table or
+#: array of its own (blank and comment lines between them): found in one match, read only
+#: when a path in their table is asked for.
+_BLOCK_VALUE = (
+    rf"(?s:{_ML_BASIC.pattern})|{_ML_LITERAL.pattern}|{_SIMPLE_VALUE}|'(?!'')[^'\n]*'|{_FLAT_CONTAINER.pattern}"
+)
+_PAIR_BLOCK = re.compile(
+    rf"(?:[ \t]*[A-Za-z0-9_-]+[ \t]*=[ \t]*(?:{_BLOCK_VALUE})[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*(?:#[^\n]*)?\r?\n)*+)++"
+)
 
 
 @dataclass(slots=True)
@@ -162,21 +183,35 @@ class _Scanner:
         self.entries = entries
         #: resolved path of an array of tables → index of its latest element
         self.aot_last: dict[KeyPath, int] = {}
-        #: path of a flat inline table or array → its offset, for those not read inside yet.
-        #: Most findings concern a handful of paths, so most insides are never read.
-        self.deferred: dict[KeyPath, int] = {}
+        #: Text not read yet, by the path its keys extend: a flat inline table or array (by its
+        #: own path) or a block of simple pairs (by its table) → [(start, end)]. Findings
+        #: concern a handful of paths, so most of it is never read; each path's spans are the
+        #: same whenever it is read, since nothing else in the file can name its keys.
+        self.deferred: dict[KeyPath, list[tuple[int, int]]] = {}
+
+    def defer(self, path: KeyPath, start: int, end: int) -> None:
+        self.deferred.setdefault(path, []).append((start, end))
 
     def expand(self, path: KeyPath) -> None:
-        """Read the inside of every deferred container that `path` lies in."""
-        for length in range(1, len(path)):
-            start = self.deferred.pop(path[:length], None)
-            if start is not None:
-                self.read_container(start, path[:length])
+        """Read the deferred text that could hold `path` (or the ancestors `locate` tries)."""
+        for length in range(len(path)):
+            for start, end in self.deferred.pop(path[:length], ()):
+                self.read_deferred(path[:length], start, end)
 
     def expand_all(self) -> None:
         while self.deferred:
-            path, start = self.deferred.popitem()
+            path, spans = self.deferred.popitem()
+            for start, end in spans:
+                self.read_deferred(path, start, end)
+
+    def read_deferred(self, path: KeyPath, start: int, end: int) -> None:
+        if self.text[start] in "{[":
             self.read_container(start, path)
+            return
+        skip = _WS_NL.match
+        i = start
+        while i < end:
+            i = skip(self.text, self.read_pair(i, path)).end()
 
     def read_container(self, i: int, path: KeyPath) -> int:
         return self.read_inline_table(i, path) if self.text[i] == "{" else self.read_array(i, path)
@@ -233,11 +268,17 @@ class _Scanner:
         table: KeyPath = ()
         skip = _WS_NL.match
         i = skip(text, 0).end()
+        block = _PAIR_BLOCK.match
         while i < n:
             if text[i] == "[":
                 table, i = self.read_header(i)
             else:
-                i = self.read_pair(i, table)
+                pairs = block(text, i)
+                if pairs is None:
+                    i = self.read_pair(i, table)
+                else:
+                    self.defer(table, i, pairs.end())
+                    i = pairs.end()
             i = skip(text, i).end()
         return table
 
@@ -321,7 +362,7 @@ class _Scanner:
                 end = self.read_container(i, path)
             else:
                 end = flat.end()
-                self.deferred[path] = i
+                self.defer(path, i, end)
         else:
             end = _SCALAR.match(text, i).end()
             if _DATE.fullmatch(text, i, end):

@@ -8,6 +8,9 @@ counts lines by `\\n`.
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
@@ -76,6 +79,25 @@ class LineIndex:
         line = len(self._starts)
         column = len(self._text) - self._starts[-1] + 1
         return Span(line, column, line, column + 1)
+
+
+def read_blueprint(path: "str | os.PathLike[str]") -> bytes:
+    """The bytes of a blueprint file, read safely: only a regular file, and never more than
+    one byte past `MAX_FILE_BYTES` (enough for `decode` to report `file-too-large`).
+
+    A FIFO, a device such as /dev/zero or a directory would block, never end or fail late, so
+    they are refused up front with an `OSError`, like a missing or unreadable file.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        handle = os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with handle:
+        return handle.read(MAX_FILE_BYTES + 1)
 
 
 def decode(path: str, data: bytes) -> tuple[SourceFile, list[Diagnostic]]:

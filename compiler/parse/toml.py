@@ -132,9 +132,12 @@ def _within_limits(document: Any) -> bool:
         if children and depth >= MAX_DEPTH:
             return False
         for child in children:
-            if isinstance(child, (dict, list)):
+            kind = type(child)
+            if kind is str:  # most values: nothing to check
+                continue
+            if kind is dict or kind is list or isinstance(child, (dict, list)):
                 stack.append((child, depth + 1))
-            elif type(child) is int and not _INT_MIN <= child <= _INT_MAX:
+            elif kind is int and not _INT_MIN <= child <= _INT_MAX:
                 return False
     return True
 

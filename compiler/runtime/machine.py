@@ -86,9 +86,10 @@ def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[
     clean = sanitize(event)
     if clean is None or state.terminal:
         return state, ()
-    if ir.stage(state.stage) is None:
+    stage = ir.stage(state.stage)
+    if stage is None:
         raise RunnerError(f"the run is in stage '{state.stage}', which this blueprint does not have")
-    run = Run(ir, state)
+    run = Run(ir, state, stage)
     if clean.now is not None and clean.now > state.clock:
         run.set(clock=clean.now)
     _dispatch(run, clean)

@@ -89,11 +89,23 @@ def canonical_tool(name: str) -> str:
 
 def modifying_tools(stage: Stage) -> frozenset[str]:
     """`write_file`, `edit_file`, and every tool any outgoing gate of the stage lists."""
+    cached = _MODIFYING.get(id(stage))
+    if cached is not None and cached[0] is stage:
+        return cached[1]
     tools = set(MODIFYING_TOOLS)
     for edge in stage.edges():
         if edge.gate is not None:
             tools.update(canonical_tool(t) for t in edge.gate.tools)
-    return frozenset(tools)
+    if len(_MODIFYING) >= _MODIFYING_CACHE_SIZE:
+        _MODIFYING.clear()
+    _MODIFYING[id(stage)] = (stage, frozenset(tools))
+    return _MODIFYING[id(stage)][1]
+
+
+#: `modifying_tools` per stage object, asked on every tool-calling reply. A stage never
+#: changes, and the entry keeps it alive, so its id cannot be reused while the entry exists.
+_MODIFYING: dict[int, tuple[Stage, frozenset[str]]] = {}
+_MODIFYING_CACHE_SIZE = 1024
 
 
 def advertises_modifying(stage: Stage, modifying: Iterable[str]) -> bool:

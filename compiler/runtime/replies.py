@@ -11,7 +11,7 @@ whatever the host says.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Collection
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from . import ending, texts
@@ -32,7 +32,7 @@ _MARKER = re.compile(r"^\[(denied|error|unavailable|blocked)\]")
 _DIAGNOSTIC = re.compile(r"^\[[A-Za-z_ -]+\]")
 
 
-def outcome_of(call: ToolCall, offered: frozenset[str]) -> str:
+def outcome_of(call: ToolCall, offered: Collection[str]) -> str:
     """The call's outcome; a result text starting with a `[marker]` overrides a plain `ok`."""
     if call.name not in offered:
         return "unavailable"
@@ -73,7 +73,7 @@ def _tool_turn(run: "Run", calls: tuple[ToolCall, ...], counted: dict) -> None:
     """Record the calls in one update of the state, then READY (or wait for fan-out workers)."""
     stage, state = run.stage, run.state
     visit, flags = state.visit, state.flags
-    offered = frozenset(stage.available_tools)
+    offered = stage.available_tools
     modifying = modifying_tools(stage)
     edits = dict(visit.edits)
     modifications, blocked = visit.modifications, visit.blocked_modifications

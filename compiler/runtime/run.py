@@ -43,13 +43,14 @@ class RunnerError(ValueError):
 
 
 class Run:
-    def __init__(self, ir: Blueprint, state: RunState) -> None:
+    def __init__(self, ir: Blueprint, state: RunState, stage: Stage | None = None) -> None:
+        """`stage`: the state's stage, when the caller has looked it up already."""
         self.ir = ir
         self.state = state
         self.actions: list[Action] = []
         #: The stage last looked up, by name (read a few times per event, changed rarely).
-        self._stage: Stage | None = None
-        self._stage_name: str | None = None
+        self._stage = stage
+        self._stage_name = state.stage if stage is not None else None
 
     # --- reading and writing the state ---------------------------------------------------
 

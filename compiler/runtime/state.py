@@ -174,7 +174,7 @@ class RunState:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        return _JSON.encode(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Any) -> "RunState":
@@ -216,6 +216,9 @@ def flags_report(state: RunState) -> dict[str, Any]:
 _RECORDS = (RegionSnapshot, Injection, Outcome, Visit, Flags)
 #: Field names per record type, in declaration order (looked up once, not per call).
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (*_RECORDS, RunState)}
+#: `json.dumps(…, ensure_ascii=False, separators=(",", ":"))`, built once: `dumps` builds an
+#: encoder on every call when given options.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 #: Values that are their own JSON form (most fields of a state): no call to encode them.
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -282,15 +285,21 @@ def _opt_num(value: Any, what: str) -> float | None:
 
 
 def _strs(value: Any, what: str) -> tuple[str, ...]:
-    return tuple(_check(v, _STR, what) for v in _check(value, _LIST, what))
+    if type(value) is not list or not all(type(v) is str for v in value):
+        raise StateError(f"{what} has the wrong type")
+    return tuple(value)
 
 
 def _int_map(value: Any, what: str) -> dict[str, int]:
-    return {_check(k, _STR, what): _check(v, _INT, what) for k, v in _check(value, _DICT, what).items()}
+    if type(value) is not dict or not all(type(k) is str and type(v) is int for k, v in value.items()):
+        raise StateError(f"{what} has the wrong type")
+    return dict(value)
 
 
 def _str_map(value: Any, what: str) -> dict[str, str]:
-    return {_check(k, _STR, what): _check(v, _STR, what) for k, v in _check(value, _DICT, what).items()}
+    if type(value) is not dict or not all(type(k) is str and type(v) is str for k, v in value.items()):
+        raise StateError(f"{what} has the wrong type")
+    return dict(value)
 
 
 def _pairs(value: Any, what: str) -> tuple[tuple[str, str], ...]:
@@ -300,6 +309,10 @@ def _pairs(value: Any, what: str) -> tuple[tuple[str, str], ...]:
             raise StateError(f"{what} holds a pair of the wrong length")
         out.append((_check(item[0], _STR, what), _check(item[1], _STR, what)))
     return tuple(out)
+
+
+#: Readers that only check for one exact type.
+_EXACT: dict[Reader, type] = {_int: int, _str: str, _bool: bool}
 
 
 def _member(allowed: tuple[str, ...]) -> Reader:
@@ -318,16 +331,28 @@ def _record(cls: type, readers: dict[str, Reader]) -> Reader:
     costs a call per field, and a state is read back after every persisted step.
     """
     spec = tuple(
-        (f.name, readers[f.name], None if f.default_factory is MISSING else f.default_factory, f.default)
+        (
+            f.name,
+            _EXACT.get(readers[f.name]),
+            readers[f.name],
+            None if f.default_factory is MISSING else f.default_factory,
+            f.default,
+        )
         for f in fields(cls)
     )
 
     def read(data: Any, what: str) -> Any:
         _check(data, _DICT, what)
         values: dict[str, Any] = {}
-        for name, reader, factory, default in spec:
+        for name, exact, reader, factory, default in spec:
             if name in data:
-                values[name] = reader(data[name], name)
+                value = data[name]
+                if exact is None:
+                    values[name] = reader(value, name)
+                elif type(value) is exact:  # `_int`, `_str`, `_bool` inline: most fields are one
+                    values[name] = value
+                else:
+                    raise StateError(f"{name} has the wrong type")
             elif factory is not None:
                 values[name] = factory()
             elif default is not MISSING:

@@ -20,14 +20,22 @@ from functools import cache
 from typing import Any, Callable
 
 from ..resources import load_schema
-from .validator import _is_integer, _is_number, inline_refs
+from .validator import inline_refs
 
 Check = Callable[[Any], bool]
 
+def _integer(v: Any) -> bool:  # validator._is_integer, without the unused checker argument
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _number(v: Any) -> bool:  # validator._is_number
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 _TYPES: dict[str, Check] = {
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: _is_integer(None, v),
-    "number": lambda v: _is_number(None, v),
+    "integer": _integer,
+    "number": _number,
     "boolean": lambda v: isinstance(v, bool),
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -70,14 +78,23 @@ def compile_schema(node: Any) -> Check:
         return _no
     checks: list[Check] = []
     is_object = any(key in node for key in _OBJECT_KEYWORDS)
+    kind = node.get("type")
+    # Checks that test the type themselves make a separate `type` check redundant: the object
+    # check refuses non-tables, a string enumeration non-strings, a typed minimum other types.
+    typed_by_other = (
+        (kind == "object" and is_object)
+        or (kind == "string" and isinstance(node.get("enum"), list))
+        or (kind in ("integer", "number") and "minimum" in node)
+    )
     for key, value in node.items():
-        if key in _ANNOTATIONS or key in _OBJECT_KEYWORDS:
+        if key in _ANNOTATIONS or key in _OBJECT_KEYWORDS or (key == "type" and typed_by_other):
             continue
-        if key == "type" and value == "object" and is_object:
-            continue  # the object check below refuses non-tables itself
         if key.startswith("x-"):
             if key == "x-toml-type" and value == "float":
-                checks.append(lambda v: not _is_integer(None, v))
+                checks.append(lambda v: not _integer(v))
+            continue
+        if key == "minimum" and kind in ("integer", "number"):
+            checks.append(_typed_minimum(value, _TYPES[kind]))
             continue
         build = _KEYWORDS.get(key)
         if build is None:
@@ -114,15 +131,22 @@ def _enum(values: Any) -> Check:
 
 
 def _minimum(bound: Any) -> Check:
-    if not _is_number(None, bound):
+    if not _number(bound):
         return _no
-    return lambda v: not _is_number(None, v) or not v < bound
+    return lambda v: not _number(v) or not v < bound
+
+
+def _typed_minimum(bound: Any, of_type: Check) -> Check:
+    """`type` and `minimum` together: a value of the type, not below the bound."""
+    if not _number(bound):
+        return _no
+    return lambda v: of_type(v) and not v < bound
 
 
 def _maximum(bound: Any) -> Check:
-    if not _is_number(None, bound):
+    if not _number(bound):
         return _no
-    return lambda v: not _is_number(None, v) or not v > bound
+    return lambda v: not _number(v) or not v > bound
 
 
 def _pattern(pattern: Any) -> Check:
@@ -162,7 +186,7 @@ def _object(node: dict, only_tables: bool) -> Check:
     properties = node.get("properties", {})
     required = node.get("required", [])
     least = node.get("minProperties", 0)
-    if not isinstance(properties, dict) or not isinstance(required, list) or not _is_integer(None, least):
+    if not isinstance(properties, dict) or not isinstance(required, list) or not _integer(least):
         return _no
     known = {name: compile_schema(sub) for name, sub in properties.items()}
     extra = compile_schema(node.get("additionalProperties", True))
