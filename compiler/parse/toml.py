@@ -176,7 +176,7 @@ def _too_deep(source: SourceFile, path: tuple | None) -> Diagnostic:
     return Diagnostic(
         code="nesting-too-deep",
         severity="error",
-        message=f"tables and arrays are nested more than {MAX_DEPTH} levels deep; no blueprint key is",
+        message=f"tables and arrays nest more than {MAX_DEPTH} levels deep here; no blueprint key needs more than a few",
         file=source.path,
         path=tuple(path[: MAX_DEPTH + 1]) if path else (),
         span=Span(line, column, line, column + 1),
