@@ -24,6 +24,8 @@ from .suppress import apply_suppressions
 
 #: Check families `validate` runs, in order.
 VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
+#: Check families `check` runs on a file without errors: validate's, then the run analysis.
+CHECK_FAMILIES: tuple[str, ...] = (*VALIDATE_FAMILIES, "analysis")
 
 
 @dataclass(frozen=True)

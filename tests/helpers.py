@@ -1,7 +1,9 @@
-"""Shared test helpers: run the pipeline on text, compare code lists, find shared data."""
+"""Shared test helpers: run the pipeline on text, compare code lists and golden outputs, find
+shared data."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -33,6 +35,27 @@ def run(source: str, *, settings: Settings | None = None, agent: bool = True) ->
 def codes(source: str, **kwargs) -> list[str]:
     """Sorted codes of every finding (pyflakes-style: wording changes break no test)."""
     return sorted(d.code for d in run(source, **kwargs).diagnostics)
+
+
+def golden_id(case: Path) -> str:
+    """A golden case's test id: `<code>/<case>`."""
+    return f"{case.parent.name}/{case.stem}"
+
+
+def assert_golden(case: Path, output: str, codes: list[str]) -> None:
+    """A golden case (`<code>/<case>.leviath`): an `ok-*` case must not report its folder's
+    code, any other must; `output` must equal `<case>.out` (rewritten first when
+    UPDATE_GOLDEN is set, for review)."""
+    expected_file = case.with_suffix(".out")
+    if os.environ.get("UPDATE_GOLDEN"):
+        expected_file.write_text(output, encoding="utf-8")
+    code = case.parent.name
+    if case.stem.startswith("ok-"):
+        assert code not in codes, f"near-miss case {case.name} must not report {code}"
+    else:
+        assert code in codes, f"case {case.name} must report {code}, got {codes}"
+    assert expected_file.exists(), f"missing {expected_file.name}; run with UPDATE_GOLDEN=1 and review it"
+    assert output == expected_file.read_text(encoding="utf-8")
 
 
 def assert_codes(source: str, *expected: str, **kwargs) -> None:

@@ -8,7 +8,6 @@ may start with a comment `# blueprint check --max-states N` to run with that lim
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from compiler.cli.check_cmd import check_bytes, text_report
 from compiler.config import Settings
 from compiler.render import ReportOptions
+from helpers import assert_golden, golden_id
 
 CASES = Path(__file__).parent / "check_cases"
 CASE_FILES = sorted(CASES.glob("*/*.leviath"))
@@ -40,16 +40,6 @@ def test_every_analysis_code_has_a_case_and_a_near_miss():
         assert any(n.startswith("ok-") for n in names) and any(not n.startswith("ok-") for n in names), code
 
 
-@pytest.mark.parametrize("case", CASE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("case", CASE_FILES, ids=golden_id)
 def test_check_golden(case: Path) -> None:
-    output, codes = render_case(case)
-    expected_file = case.with_suffix(".out")
-    if os.environ.get("UPDATE_GOLDEN"):
-        expected_file.write_text(output, encoding="utf-8")
-    code = case.parent.name
-    if case.stem.startswith("ok-"):
-        assert code not in codes, f"near-miss case {case.name} must not report {code}"
-    else:
-        assert code in codes, f"case {case.name} must report {code}, got {codes}"
-    assert expected_file.exists(), f"missing {expected_file.name}; run with UPDATE_GOLDEN=1 and review it"
-    assert output == expected_file.read_text(encoding="utf-8")
+    assert_golden(case, *render_case(case))

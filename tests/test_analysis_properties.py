@@ -22,18 +22,7 @@ from compiler.analysis import analyze
 from compiler.analysis.runs import explore_runs
 from compiler.analysis.traces import verify
 from compiler.analysis.visit import ending
-from compiler.ir.model import (
-    Blueprint,
-    Edge,
-    FanOut,
-    Gate,
-    InteractionPoint,
-    Layout,
-    Region,
-    ResolvedNudge,
-    Stage,
-    StuckThresholds,
-)
+from compiler.ir.model import Blueprint, FanOut, Gate, ResolvedNudge, Stage
 from compiler.runtime import (
     ChildFinished,
     ChildStarted,
@@ -52,17 +41,10 @@ from compiler.runtime import (
     step,
     texts,
 )
+import ir_strategies
+from ir_strategies import LAYOUT, NAMES, review_point
 
-NAMES = ["s0", "s1", "s2", "s3"]
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "fan_out"]
-LAYOUT = Layout(
-    regions=(
-        Region(name="conversation", kind="sliding_window"),
-        Region(name="plan", kind="pinned", required=True),
-        Region(name="todos", kind="checklist"),
-        Region(name="notes", kind="temporary"),
-    )
-)
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -82,32 +64,16 @@ def gates():
     )
 
 
-@st.composite
-def edges(draw, names: list[str]):
-    targets = draw(st.lists(st.sampled_from(names * 2 + ["ghost"]), unique=True, min_size=1, max_size=4))
-    out = []
-    for target in targets:
-        condition = draw(st.sampled_from(["always", "llm_choice", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]))
-        stuck = None
-        if condition == "stuck":
-            stuck = StuckThresholds(
-                iterations=draw(st.sampled_from([None, 2, 3])),
-                minutes=draw(st.sampled_from([None, 1])),
-                same_file_edits=draw(st.sampled_from([None, 2])),
-                tool_calls=draw(st.sampled_from([None, 3])),
-            )
-            if not stuck.armed:
-                stuck = StuckThresholds(iterations=2)
-        out.append(
-            Edge(
-                target=target,
-                condition=condition,
-                transform=draw(st.sampled_from(["direct", "clear"])),
-                gate=draw(gates()) if condition in ("always", "llm_choice") else None,
-                stuck=stuck,
-            )
-        )
-    return tuple(out)
+def edges(names: list[str]):
+    return ir_strategies.edges(
+        names,
+        gates=gates(),
+        spread=2,
+        conditions=["always", "llm_choice", "llm_choice", "error", "max_iterations", "stuck", "dead_end"],
+        stuck_iterations=[None, 2, 3],
+        stuck_fallback=2,
+        transforms=["direct", "clear"],
+    )
 
 
 @st.composite
@@ -121,16 +87,7 @@ def blueprints(draw, bounded: bool = False) -> Blueprint:
         tools = tuple(draw(st.lists(st.sampled_from(TOOLS), unique=True, max_size=3)))
         points = ()
         if mode == "interactive_points":
-            points = (
-                InteractionPoint(
-                    name="check",
-                    options=("Approve", "Revise", "Edit", "Abort"),
-                    directives=(("Revise", "do it again"),),
-                    edit_options=("Edit",),
-                    abort_options=("Abort",),
-                    unattended=draw(st.sampled_from(["auto_approve", "ask"])),
-                ),
-            )
+            points = (review_point(draw(st.sampled_from(["auto_approve", "ask"]))),)
         fan_out = None
         if mode == "fan_out":
             fan_out = FanOut(

@@ -58,6 +58,13 @@ def example_graph(path: Path) -> tuple[StageGraph, str]:
     return StageGraph.from_blueprint(result.blueprint), result.blueprint.name
 
 
+def named_graph(source: str) -> tuple[StageGraph, str]:
+    """`nasty` (see `nasty_blueprint`) or the stem of one of the example blueprints."""
+    if source == "nasty":
+        return graph_of(nasty_blueprint())
+    return example_graph(ROOT / "blueprints" / f"{source}.leviath")
+
+
 def toml_key(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -299,10 +306,7 @@ def test_dot_escapes_every_user_string() -> None:
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz (dot) is not installed")
 @pytest.mark.parametrize("source", ["nasty", *[p.stem for p in EXAMPLES]])
 def test_dot_renders_with_graphviz_and_keeps_every_label(source: str) -> None:
-    if source == "nasty":
-        graph, name = graph_of(nasty_blueprint())
-    else:
-        graph, name = example_graph(ROOT / "blueprints" / f"{source}.leviath")
+    graph, name = named_graph(source)
     d = drawing(graph, name)
     done = subprocess.run(["dot", "-Tsvg"], input=to_dot(d).encode(), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
@@ -399,10 +403,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 def test_builtin_svg_draws_every_node_and_arrow_inside_its_canvas(source: str) -> None:
     from compiler.render.diagram_svg import to_svg
 
-    if source == "nasty":
-        graph, name = graph_of(nasty_blueprint())
-    else:
-        graph, name = example_graph(ROOT / "blueprints" / f"{source}.leviath")
+    graph, name = named_graph(source)
     d = drawing(graph, name)
     text = to_svg(d)
     assert to_svg(d) == text  # deterministic

@@ -10,20 +10,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.ir.model import (
-    Blueprint,
-    Edge,
-    Gate,
-    InteractionPoint,
-    Layout,
-    ModelConfig,
-    ModelEntry,
-    Region,
-    RegionEntries,
-    ResolvedNudge,
-    Stage,
-    StuckThresholds,
-)
+from compiler.ir.model import Blueprint, Edge, Gate, ModelConfig, ModelEntry, RegionEntries, ResolvedNudge, Stage
 from compiler.runtime import (
     Cancel,
     ChildFinished,
@@ -47,17 +34,10 @@ from compiler.runtime import (
 )
 from compiler.runtime.ndjson import read_events
 from compiler.runtime.policy import OUTPUT_REENTRY_CAP, MAX_REVISION_ROUNDS, resolved_nudge
+import ir_strategies
+from ir_strategies import LAYOUT, NAMES, review_point
 
-NAMES = ["s0", "s1", "s2", "s3"]
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "shell", "fan_out"]
-LAYOUT = Layout(
-    regions=(
-        Region(name="conversation", kind="sliding_window"),
-        Region(name="plan", kind="pinned", required=True),
-        Region(name="todos", kind="checklist"),
-        Region(name="notes", kind="temporary"),
-    )
-)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -81,33 +61,17 @@ def gates():
     )
 
 
-@st.composite
-def edges(draw, source: str, names: list[str]):
-    targets = draw(st.lists(st.sampled_from(names * 3 + ["ghost"]), unique=True, min_size=1, max_size=4))
-    out = []
-    for target in targets:
-        condition = draw(st.sampled_from(["always", "llm_choice", "llm_choice", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]))
-        stuck = None
-        if condition == "stuck":
-            stuck = StuckThresholds(
-                iterations=draw(st.sampled_from([None, 2, 4])),
-                minutes=draw(st.sampled_from([None, 1])),
-                same_file_edits=draw(st.sampled_from([None, 2])),
-                tool_calls=draw(st.sampled_from([None, 3])),
-            )
-            if not stuck.armed:
-                stuck = StuckThresholds(iterations=3)
-        out.append(
-            Edge(
-                target=target,
-                condition=condition,
-                hint=draw(st.sampled_from([None, "go"])),
-                transform=draw(st.sampled_from(["direct", "clear", "compact"])),
-                gate=draw(gates()) if condition in ("always", "llm_choice") else None,
-                stuck=stuck,
-            )
-        )
-    return tuple(out)
+def edges(names: list[str]):
+    return ir_strategies.edges(
+        names,
+        gates=gates(),
+        spread=3,
+        conditions=["always", "llm_choice", "llm_choice", "llm_choice", "error", "max_iterations", "stuck", "dead_end"],
+        stuck_iterations=[None, 2, 4],
+        stuck_fallback=3,
+        transforms=["direct", "clear", "compact"],
+        hints=True,
+    )
 
 
 @st.composite
@@ -121,17 +85,8 @@ def blueprints(draw) -> Blueprint:
             tools += ("write_file",)
         points = ()
         if mode == "interactive_points":
-            points = (
-                InteractionPoint(
-                    name="check",
-                    options=("Approve", "Revise", "Edit", "Abort"),
-                    directives=(("Revise", "do it again"),),
-                    edit_options=("Edit",),
-                    abort_options=("Abort",),
-                    unattended=draw(st.sampled_from(["auto_approve", "ask"])),
-                ),
-            )
-        transitions = draw(st.one_of(st.none(), st.just(()), edges(name, names), edges(name, names)))
+            points = (review_point(draw(st.sampled_from(["auto_approve", "ask"]))),)
+        transitions = draw(st.one_of(st.none(), st.just(()), edges(names), edges(names)))
         stages.append(
             Stage(
                 name=name,

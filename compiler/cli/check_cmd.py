@@ -20,18 +20,11 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parse.source import read_blueprint
-from ..config import (
-    ConfigError,
-    ConfigFinder,
-    Overrides,
-    Settings,
-    check_rule_names,
-    settings_for,
-)
+from ..config import Settings
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
-from .common import color_option, split_names, use_color
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .common import blueprint_files, color_option, rule_options, rule_overrides, settings_per_file, use_color
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
@@ -60,13 +53,7 @@ class Checked:
     show_default=True,
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
-@click.option(
-    "--deny-warnings/--no-deny-warnings",
-    default=None,
-    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
-)
-@click.option("--select", multiple=True, metavar="RULES", help="Run only these rule codes or families.")
-@click.option("--ignore", multiple=True, metavar="RULES", help="Drop these rule codes or families.")
+@rule_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -85,40 +72,23 @@ def command(
     color: str,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    try:
-        overrides = Overrides(
-            select=_rule_names(select, "--select"),
-            ignore=_rule_names(ignore, "--ignore"),
-            deny_warnings=deny_warnings,
-        )
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
-    found = discover(paths or (".",))
-    if found.missing:
-        raise CliError(f"path '{found.missing[0]}' does not exist")
-    for problem in found.skipped:
-        click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
-    if not found.files:
-        where = ", ".join(f"'{p}'" for p in (paths or (".",)))
-        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+    overrides = rule_overrides(select, ignore, deny_warnings)
+    paths = paths or (".",)
+    files = blueprint_files(discover(paths), paths)
+    settings = settings_per_file(files, overrides)
 
-    finder = ConfigFinder()
     checked: list[Checked] = []
     failing = unreadable = False
-    for path in found.files:
-        try:
-            settings = settings_for(finder.for_file(path), overrides)
-        except ConfigError as exc:
-            raise CliError(str(exc)) from exc
+    for path in files:
         try:
             data = read_blueprint(path)
         except OSError as exc:
             click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
             unreadable = True
             continue
-        item = check_bytes(path, data, settings, max_states=max_states)
+        item = check_bytes(path, data, settings[path], max_states=max_states)
         checked.append(item)
-        failing = failing or item.result.counts.failing(settings.deny_warnings)
+        failing = failing or item.result.counts.failing(settings[path].deny_warnings)
 
     spec = REPORTERS[output_format]
     options = ReportOptions(color=spec.human and use_color(color))
@@ -137,14 +107,14 @@ def command(
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
     """Validate one file; when it has no error, validate it again with the analysis family."""
     from ..analysis.core import STATE_LIMIT, analyze_cached, state_limit
-    from ..pipeline import VALIDATE_FAMILIES, validate_bytes
+    from ..pipeline import CHECK_FAMILIES, validate_bytes
 
     result = validate_bytes(path, data, settings)
     if not result.ok or result.blueprint is None:
         return Checked(result, None)
     token = state_limit.set(max_states or STATE_LIMIT)
     try:
-        result = validate_bytes(path, data, settings, families=(*VALIDATE_FAMILIES, "analysis"))
+        result = validate_bytes(path, data, settings, families=CHECK_FAMILIES)
         assert result.blueprint is not None
         analysis = analyze_cached(result.blueprint)
     finally:
@@ -204,9 +174,4 @@ def json_report(checked: list[Checked]) -> str:
     for entry, item in zip(document["files"], checked):
         entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
-
-def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
-    names = split_names(values)
-    return None if names is None else check_rule_names(names, flag)
 

@@ -1,12 +1,30 @@
-"""Pieces several commands share: colour choice and comma-separated option lists."""
+"""Pieces several commands share: options, rule flags, finding the blueprints, reading one
+with its settings, and showing its errors."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Iterable
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 import click
+
+from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..parse.source import read_blueprint
+from .errors import CliError
+
+if TYPE_CHECKING:
+    from ..discover import Discovery
+    from ..pipeline import FileResult
+
+format_option = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 
 color_option = click.option(
     "--color",
@@ -45,3 +63,100 @@ def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
     if not values:
         return None
     return tuple(name.strip() for value in values for name in value.split(",") if name.strip())
+
+
+_deny_warnings_option = click.option(
+    "--deny-warnings/--no-deny-warnings",
+    default=None,
+    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
+)
+_select_option = click.option(
+    "--select",
+    multiple=True,
+    metavar="RULES",
+    help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
+)
+_ignore_option = click.option(
+    "--ignore",
+    multiple=True,
+    metavar="RULES",
+    help="Drop these rule codes or families (comma-separated, repeatable; wins over --select).",
+)
+
+
+def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
+    return _deny_warnings_option(_select_option(_ignore_option(command)))
+
+
+def rule_overrides(select: tuple[str, ...], ignore: tuple[str, ...], deny_warnings: bool | None) -> Overrides:
+    """What `--select`, `--ignore` and `--deny-warnings` replace in each file's settings; an
+    unknown rule name is a `CliError`."""
+    try:
+        return Overrides(
+            select=_rule_names(select, "--select"),
+            ignore=_rule_names(ignore, "--ignore"),
+            deny_warnings=deny_warnings,
+        )
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    names = split_names(values)
+    return None if names is None else check_rule_names(names, flag)
+
+
+def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped: bool = True) -> tuple[str, ...]:
+    """The files `discover(paths)` found; a missing path, or no blueprint at all, is a
+    `CliError`. Directories that could not be listed are warned about on stderr."""
+    if found.missing:
+        raise CliError(f"path '{found.missing[0]}' does not exist")
+    if warn_skipped:
+        for problem in found.skipped:
+            click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+    if not found.files:
+        where = ", ".join(f"'{p}'" for p in paths)
+        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+    return found.files
+
+
+def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
+    """Each file's settings; configuration problems stop the run before any file is checked."""
+    finder = ConfigFinder()
+    try:
+        return {path: settings_for(finder.for_file(path), overrides) for path in files}
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def read_with_settings(path: str) -> tuple[bytes, Settings]:
+    """One blueprint's bytes and the settings of its `[tool.blueprint]`; I/O and
+    configuration problems become a `CliError` (exit 2)."""
+    try:
+        data = read_blueprint(path)
+    except OSError as exc:
+        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+    try:
+        return data, settings_for(ConfigFinder().for_file(path))
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def check_file(path: str) -> "FileResult":
+    """Read and validate one blueprint with its own settings (see `read_with_settings`)."""
+    from ..pipeline import validate_bytes
+
+    data, settings = read_with_settings(path)
+    return validate_bytes(path, data, settings)
+
+
+def report_errors(result: "FileResult", color: str) -> bool:
+    """Print the file's errors on stderr; True when it has any."""
+    from ..render.text import render_report
+
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    if errors:
+        paint = use_color(color, sys.stderr)
+        click.echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
+    return bool(errors)

@@ -13,9 +13,7 @@ import sys
 
 import click
 
-from ..parse.source import read_blueprint
-from ..config import ConfigError, ConfigFinder, settings_for
-from .common import color_option, use_color
+from .common import color_option, read_with_settings, use_color
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
 
@@ -40,15 +38,7 @@ def command(path: str, output: str | None, quiet: bool, color: str) -> None:
     from ..ir.serialize import dumps
     from ..render.text import render_report
 
-    try:
-        data = read_blueprint(path)
-    except OSError as exc:
-        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
-    try:
-        settings = settings_for(ConfigFinder().for_file(path))
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
-
+    data, settings = read_with_settings(path)
     ir, result = compile_with_findings(data, ir_source_path(path), settings)
     if ir is None or (result.diagnostics and not quiet):
         paint = use_color(color, sys.stderr)

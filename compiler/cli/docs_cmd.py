@@ -23,9 +23,8 @@ import click
 
 from ..discover import discover
 from ..render.blueprint_docs import ENGINES
-from .common import color_option
+from .common import blueprint_files, check_file, color_option, report_errors
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
-from .graph_cmd import check_file, report_errors
 
 
 @click.command("docs")
@@ -55,16 +54,11 @@ def command(paths: tuple[str, ...], directory: str | None, engine: str, color: s
     """
     from ..render.blueprint_docs import page_data, render_html, render_markdown, unique_stems
 
-    found = discover(paths)
-    if found.missing:
-        raise CliError(f"path '{found.missing[0]}' does not exist")
-    if not found.files:
-        where = ", ".join(f"'{p}'" for p in paths)
-        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+    files = blueprint_files(discover(paths), paths, warn_skipped=False)
 
     pages = []
     failing = False
-    for path in found.files:
+    for path in files:
         result = check_file(path)
         if report_errors(result, color) or result.blueprint is None:
             failing = True

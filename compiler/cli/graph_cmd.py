@@ -12,46 +12,13 @@ Exit status: 0 drawn, 1 drawn but the blueprint has errors (or not drawn: a synt
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
-from ..parse.source import read_blueprint
-from ..config import ConfigError, ConfigFinder, settings_for
-from .common import color_option, use_color
+from .common import check_file, color_option, report_errors
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
-if TYPE_CHECKING:
-    from ..pipeline import FileResult
-
 FORMATS = ("mermaid", "dot", "text")
-
-
-def check_file(path: str) -> "FileResult":
-    """Read and validate one blueprint with the settings of its `[tool.blueprint]`; I/O and
-    configuration problems become a `CliError` (exit 2)."""
-    from ..pipeline import validate_bytes
-
-    try:
-        data = read_blueprint(path)
-    except OSError as exc:
-        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
-    try:
-        settings = settings_for(ConfigFinder().for_file(path))
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
-    return validate_bytes(path, data, settings)
-
-
-def report_errors(result: "FileResult", color: str) -> bool:
-    """Print the file's errors on stderr; True when it has any."""
-    from ..render.text import render_report
-
-    errors = [d for d in result.diagnostics if d.severity == "error"]
-    if errors:
-        paint = use_color(color, sys.stderr)
-        click.echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
-    return bool(errors)
 
 
 def write_output(text: str, output: str | None) -> None:

@@ -13,20 +13,12 @@ import textwrap
 import click
 
 from ..rules.registry import REGISTRY, RuleInfo
+from .common import format_option
 from .errors import CliError
-
-_FORMAT = click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
 
 
 @click.command("rules")
-@_FORMAT
+@format_option
 def rules_command(output_format: str) -> None:
     """List every rule: code, severity, family and summary, in pipeline order."""
     rules = REGISTRY.all()
@@ -39,7 +31,7 @@ def rules_command(output_format: str) -> None:
 
 @click.command("rule")
 @click.argument("code")
-@_FORMAT
+@format_option
 def rule_command(code: str, output_format: str) -> None:
     """Explain one rule: what it checks, why, an example, the fix, Leviath's name for it."""
     info = REGISTRY.get(code)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from .common import check_file, format_option
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
 
@@ -25,30 +26,16 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError
     type=click.Path(dir_okay=False, path_type=Path),
     help="The recorded event stream (NDJSON; '-' reads stdin).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option
 @click.option("--unattended", is_flag=True, help="Approve auto_approve interaction points without asking.")
 @click.pass_context
 def command(ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
-    from ..config import ConfigError, ConfigFinder, settings_for
-    from ..pipeline import validate_file
     from ..render.text import render_report
     from ..runtime.ndjson import read_events
     from ..runtime.timeline import render_json, render_text, replay
 
-    try:
-        result = validate_file(path, settings_for(ConfigFinder().for_file(path)))
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
-    except OSError as exc:
-        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+    result = check_file(str(path))
     if not result.ok or result.blueprint is None:
         click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
         click.echo(f"refusing to run '{path}': it has errors", err=True)

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parse.source import read_blueprint
-from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..config import Settings
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
-from .common import color_option, is_terminal, split_names, use_color
+from .common import blueprint_files, color_option, is_terminal, rule_options, rule_overrides, settings_per_file, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
 if TYPE_CHECKING:
@@ -50,23 +50,7 @@ class Run:
     show_default=True,
     help="Output format.",
 )
-@click.option(
-    "--deny-warnings/--no-deny-warnings",
-    default=None,
-    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
-)
-@click.option(
-    "--select",
-    multiple=True,
-    metavar="RULES",
-    help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
-)
-@click.option(
-    "--ignore",
-    multiple=True,
-    metavar="RULES",
-    help="Drop these rule codes or families (comma-separated, repeatable; wins over --select).",
-)
+@rule_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
 @click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
@@ -93,28 +77,14 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    try:
-        overrides = Overrides(
-            select=_rule_names(select, "--select"),
-            ignore=_rule_names(ignore, "--ignore"),
-            deny_warnings=deny_warnings,
-        )
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
+    overrides = rule_overrides(select, ignore, deny_warnings)
+    paths = paths or (".",)
+    files = blueprint_files(discover(paths), paths)
 
-    found = discover(paths or (".",))
-    if found.missing:
-        raise CliError(f"path '{found.missing[0]}' does not exist")
-    for problem in found.skipped:
-        click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
-    if not found.files:
-        where = ", ".join(f"'{p}'" for p in (paths or (".",)))
-        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
-
-    settings = _settings_per_file(found.files, overrides)
-    unwritten = _fix(found.files, settings, fix=fix, diff=diff) if fix or diff else False
-    progress = spec.human and len(found.files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
-    run = _check(found.files, settings, progress)
+    settings = settings_per_file(files, overrides)
+    unwritten = _fix(files, settings, fix=fix, diff=diff) if fix or diff else False
+    progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
+    run = _check(files, settings, progress)
 
     options = ReportOptions(
         color=spec.human and use_color(color),
@@ -145,20 +115,6 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, di
     if changed:
         click.echo(f"fixed {run.fixed_count} finding(s) in {len(changed)} file(s)", err=True)
     return any(message.startswith("cannot write") for message in run.problems)
-
-
-def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
-    names = split_names(values)
-    return None if names is None else check_rule_names(names, flag)
-
-
-def _settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
-    """Each file's settings; configuration problems stop the run before any file is checked."""
-    finder = ConfigFinder()
-    try:
-        return {path: settings_for(finder.for_file(path), overrides) for path in files}
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
 
 
 def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool) -> Run:

@@ -20,23 +20,11 @@ from .build_values import (
     table,
     to_json,
 )
-from .model import DEFAULT_REGION_TOKENS, FALLBACK_LAYOUT, Layout, Region, RegionSeed, SeedToolCall
+from .model import DEFAULT_REGION_TOKENS, FALLBACK_LAYOUT, REGION_KINDS, Layout, Region, RegionSeed, SeedToolCall
 
 #: The reference accepts `hash_map` as a spelling of `hashmap` (not listed in its messages).
 REGION_KIND_ALIASES = {"hash_map": "hashmap"}
-REGION_KINDS = frozenset(
-    {
-        "pinned",
-        "sliding_window",
-        "temporary",
-        "compacting",
-        "clearable",
-        "compact_history",
-        "checklist",
-        "hashmap",
-        "custom",
-    }
-)
+_KNOWN_KINDS = frozenset(REGION_KINDS)
 STRATEGIES = frozenset({"per_item", "bulk", "compact"})
 #: The implicit compaction trigger of a percentage-budget compacting region.
 DEFAULT_COMPACT_AT_PERCENT = 80.0
@@ -69,7 +57,7 @@ def region_kind(raw: Any) -> str | None:
     if not isinstance(raw, str):
         return "temporary"
     kind = REGION_KIND_ALIASES.get(raw, raw)
-    return kind if kind in REGION_KINDS else None
+    return kind if kind in _KNOWN_KINDS else None
 
 
 def build_layout(raw: Any) -> Layout:

@@ -78,7 +78,7 @@ class LineIndex:
         """A one-character span just after the last character of the text."""
         line = len(self._starts)
         column = len(self._text) - self._starts[-1] + 1
-        return Span(line, column, line, column + 1)
+        return Span.point(line, column)
 
 
 def read_blueprint(path: "str | os.PathLike[str]") -> bytes:
@@ -140,7 +140,7 @@ def _encoding_diagnostic(path: str, data: bytes, exc: UnicodeDecodeError) -> Dia
         severity="error",
         message=f"byte 0x{data[bad]:02x} is not valid UTF-8{tail}; a blueprint must be UTF-8 text",
         file=path,
-        span=Span(line, column, line, column + 1),
+        span=Span.point(line, column),
         fix="re-save the file as UTF-8",
     )
 

@@ -34,7 +34,10 @@ def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnost
     too_deep, huge = _walk(document)
     if too_deep is not None:
         return None, [_too_deep(source, too_deep)]
-    return document, [_huge_integer(source, path, value) for path, value in huge]
+    if not huge:
+        return document, []
+    index = PositionIndex(source.text, source.lines)  # one scan of the text for every huge integer
+    return document, [_huge_integer(source, index, path, value) for path, value in huge]
 
 
 def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diagnostic:
@@ -46,10 +49,7 @@ def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diag
         raw = raw[: match.start()]
         if line is None and match.group(1):
             line, column = int(match.group(1)), int(match.group(2))
-    if line is None:
-        span = source.lines.end_span()
-    else:
-        span = Span(line, column, line, column + 1)
+    span = source.lines.end_span() if line is None else Span.point(line, column)
     message = raw[:1].lower() + raw[1:]
     fix = None
     if _OVERWRITE.match(raw) and line is not None:
@@ -142,9 +142,9 @@ def _within_limits(document: Any) -> bool:
     return True
 
 
-def _huge_integer(source: SourceFile, path: tuple, value: int) -> Diagnostic:
+def _huge_integer(source: SourceFile, index: PositionIndex, path: tuple, value: int) -> Diagnostic:
     """TOML integers are 64-bit; tomllib accepts more, the reference's reader does not."""
-    span, _ = PositionIndex(source.text, source.lines).locate(path, prefer="value")
+    span, _ = index.locate(path, prefer="value")
     shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:12]}…({len(str(value))} digits)"
     return Diagnostic(
         code="toml-syntax",
@@ -179,6 +179,6 @@ def _too_deep(source: SourceFile, path: tuple | None) -> Diagnostic:
         message=f"tables and arrays nest more than {MAX_DEPTH} levels deep here; no blueprint key needs more than a few",
         file=source.path,
         path=tuple(path[: MAX_DEPTH + 1]) if path else (),
-        span=Span(line, column, line, column + 1),
+        span=Span.point(line, column),
         fix="flatten the nested value",
     )

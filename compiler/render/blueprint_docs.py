@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..ir.model import DEFAULT_NUDGE_TEXT
 from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid, visible
+from .templating import template_environment
 
 if TYPE_CHECKING:
     from ..graph import StageGraph
@@ -267,16 +268,7 @@ def md_code(value: Any) -> str:
 
 @functools.lru_cache(maxsize=2)
 def _environment(html: bool):
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
-    env = Environment(
-        loader=PackageLoader("compiler.render", "templates"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=html,
-    )
+    env = template_environment(autoescape=html)
     env.filters["md"] = md
     env.filters["md_block"] = md_block
     env.filters["md_code"] = md_code

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..rules.registry import FAMILIES, REGISTRY, RuleInfo
+from .templating import template_environment
 
 EXAMPLE_AGENT = '[agent]\nname = "example"\n\n'
 EXAMPLE_PATH = "agent.leviath"
@@ -20,13 +21,13 @@ EXAMPLE_PATH = "agent.leviath"
 
 def example_output(rule: RuleInfo) -> str | None:
     """The report for the rule's example, trimmed to its own findings; None if it shows none."""
-    from ..pipeline import VALIDATE_FAMILIES, validate_bytes
+    from ..pipeline import CHECK_FAMILIES, VALIDATE_FAMILIES, validate_bytes
     from .text import render_diagnostic
 
     text = rule.example + "\n"
     if "[agent]" not in text and rule.family not in ("syntax",):
         text = EXAMPLE_AGENT + text
-    families = (*VALIDATE_FAMILIES, "analysis") if rule.family == "analysis" else VALIDATE_FAMILIES  # `blueprint check`
+    families = CHECK_FAMILIES if rule.family == "analysis" else VALIDATE_FAMILIES
     result = validate_bytes(EXAMPLE_PATH, text.encode("utf-8"), families=families)
     mine = [d for d in result.diagnostics if d.code == rule.code]
     if not mine:
@@ -36,16 +37,7 @@ def example_output(rule: RuleInfo) -> str | None:
 
 def render_pages() -> dict[str, str]:
     """File name (relative to docs/rules/) → content, for every rule and the index."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
-    env = Environment(
-        loader=PackageLoader("compiler.render", "templates"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
+    env = template_environment(autoescape=False)
     page = env.get_template("rule.md.j2")
     pages = {f"{rule.code}.md": page.render(rule=rule, output=example_output(rule)) for rule in REGISTRY.all()}
     families = [(family, [r for r in REGISTRY.all() if r.family == family]) for family in FAMILIES]

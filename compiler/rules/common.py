@@ -1,4 +1,4 @@
-"""Helpers every rule family shares: key paths, raw tables, name lists, suggestions."""
+"""Helpers every rule family shares: key paths, raw tables and lists, name lists, suggestions."""
 
 from __future__ import annotations
 
@@ -53,6 +53,23 @@ def raw_region_tables(ctx: "RuleContext") -> Iterator[tuple[KeyPath, dict[str, A
     for name, stage in raw_table(ctx, ("stages",)).items():
         if isinstance(stage, dict):
             yield ("stages", name, "context", "regions"), raw_table(ctx, ("stages", name, "context", "regions"))
+
+
+def raw_seeds(ctx: "RuleContext") -> Iterator[tuple[KeyPath, str, dict[str, Any]]]:
+    """(seed path, region name, raw seed table) for every region whose `seed` is a table."""
+    for prefix, regions in raw_region_tables(ctx):
+        for region, raw in regions.items():
+            seed = raw.get("seed") if isinstance(raw, dict) else None
+            if isinstance(seed, dict):
+                yield prefix + (region, "seed"), region, seed
+
+
+def string_entries(value: object) -> Iterator[tuple[int, str]]:
+    """(index, name) of every string in a list value (other types are the schema's)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                yield index, item
 
 
 def quoted(names: Iterable[str], limit: int = 6) -> str:

@@ -99,8 +99,3 @@ class RuleContext:
                 Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related
             ),
         )
-
-
-def quote(name: object) -> str:
-    """How messages quote a user's name: 'plan'."""
-    return f"'{name}'"

@@ -14,19 +14,15 @@ from typing import TYPE_CHECKING
 
 from ..ir.model import Edge
 from . import interaction, texts
-from .actions import AskRoute, AwaitChildren, Complete, Fail, RouteOption, TakeEdge
+from .actions import AskRoute, AwaitChildren, Complete, Fail, TakeEdge, build
 from .gates import BLOCK, FORCED, decide
 from .policy import (
     DEFAULT_FAN_OUT_ATTEMPTS,
     DEFAULT_REQUIRED_REENTRIES,
     OUTPUT_REENTRY_CAP,
     can_write_context,
-    first_edge,
-    output_owed_anywhere,
     required_regions,
-    within_budget,
 )
-from .routing import routing_prompt
 from .state import EMPTY_REGION, Outcome, flags_report
 from .transforms import transform_effect
 
@@ -127,9 +123,10 @@ def _hold_fan_out(run: "Run", outcome: Outcome | None) -> bool:
 
 
 def resolve(run: "Run", outcome: Outcome | None) -> None:
-    ir, stage, visits = run.ir, run.stage, run.state.visits
+    table, visits = run.table, run.state.visits
+    stage = table.stage
     if outcome is not None and outcome.kind == "error":
-        edge = first_edge(ir, stage, visits, "error") or first_edge(ir, stage, visits, "dead_end")
+        edge = table.first_edge(visits, "error") or table.first_edge(visits, "dead_end")
         if edge is None:
             fail(run, outcome.detail)
             return
@@ -138,14 +135,14 @@ def resolve(run: "Run", outcome: Outcome | None) -> None:
         return
     if outcome is not None and outcome.kind == "max_iterations":
         run.note("error_report", texts.cap_note(stage.name, stage.max_iterations or 0), "cap")
-        edge = first_edge(ir, stage, visits, "max_iterations")
+        edge = table.first_edge(visits, "max_iterations")
         if edge is not None:
             take_edge(run, edge, gated=False)
         else:
             _normal(run, gated=False)
         return
     if outcome is not None and outcome.kind == "stuck":
-        edge = first_edge(ir, stage, visits, "stuck")
+        edge = table.first_edge(visits, "stuck")
         if edge is not None:
             take_edge(run, edge, gated=False)
         else:  # the escape hatch ran out since detection: carry on, never stuck again this visit
@@ -165,9 +162,10 @@ def _normal(run: "Run", *, gated: bool) -> None:
         else:
             move(run, following.name, condition="fall_through", transform="direct")
         return
-    choosable = [e for e in stage.transitions if e.is_normal and within_budget(ir, run.state.visits, e.target)]
+    visits = run.state.visits
+    choosable = [edge for edge, target, limit in run.table.normal if limit is None or visits.get(target, 0) <= limit]
     if not choosable:
-        if any(e.is_normal for e in stage.transitions):
+        if run.table.has_normal:
             _dead_end(run)
         else:
             _terminal(run)
@@ -180,18 +178,18 @@ def _normal(run: "Run", *, gated: bool) -> None:
 
 
 def _dead_end(run: "Run") -> None:
-    ir, stage, visits = run.ir, run.stage, run.state.visits
-    message = texts.dead_end(stage.name)
-    edge = first_edge(ir, stage, visits, "dead_end") or first_edge(ir, stage, visits, "error")
+    table, visits = run.table, run.state.visits
+    message = texts.dead_end(table.stage.name)
+    edge = table.first_edge(visits, "dead_end") or table.first_edge(visits, "error")
     if edge is None:
         fail(run, message)
         return
-    run.note("error_report", texts.error_note(stage.name, message), "error")
+    run.note("error_report", texts.error_note(table.stage.name, message), "error")
     take_edge(run, edge, gated=False)
 
 
 def _terminal(run: "Run") -> None:
-    owed = output_owed_anywhere(run.ir)
+    owed = run.tables.owed
     if owed and run.state.final_output is None:
         fail(run, texts.missing_final_output(owed))
     else:
@@ -199,17 +197,9 @@ def _terminal(run: "Run") -> None:
 
 
 def route_action(run: "Run") -> AskRoute:
-    stage = run.stage
-    hints = {e.target: e.hint for e in stage.edges()}
-    options = tuple(RouteOption(target, hints.get(target)) for target in run.state.offer)
-    return AskRoute(
-        stage=stage.name,
-        request=run.state.requests,
-        options=options,
-        prompt=routing_prompt(stage, options, stage.allow_complete),
-        allow_done=stage.allow_complete,
-        inject=run.state.inject,
-    )
+    table = run.table
+    options, prompt = table.routing(run.state.offer)
+    return build(AskRoute, table.stage.name, run.state.requests, options, prompt, table.stage.allow_complete, run.state.inject)
 
 
 def routed(run: "Run", target: str | None) -> None:
@@ -257,22 +247,11 @@ def move(
     source = run.state.stage
     notes = run.take_injections()
     cleared = {name: EMPTY_REGION for name in clear if name in run.state.regions}
-    run.set(regions={**run.state.regions, **cleared})
+    if cleared:
+        run.set(regions={**run.state.regions, **cleared})
     run.enter(target)
     run.set(status="active", reason=None, compact=summarize)
-    run.emit(
-        TakeEdge(
-            source=source,
-            target=target,
-            condition=condition,
-            transform=transform,
-            visit=run.state.visits[target],
-            clear=clear,
-            summarize=summarize,
-            gate=gate,
-            notes=notes,
-        )
-    )
+    run.emit(build(TakeEdge, source, target, condition, transform, run.state.visits[target], clear, summarize, gate, notes))
     run.ready()
 
 

@@ -287,9 +287,10 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 def sanitize(event: Any) -> Event | None:
     """The event as its native form reads back: wrong-typed fields take their defaults."""
-    if type(event) not in _NAME_OF:
+    check = _CHECKS.get(type(event))
+    if check is None:
         return None
-    if _well_formed(event):
+    if check(event):
         return event
     try:
         return event_from_dict(event_to_dict(event))
@@ -314,10 +315,18 @@ def _count(value: Any) -> bool:
 
 
 def _calls(value: Any) -> bool:
-    return type(value) is tuple and all(
-        type(c) is ToolCall and type(c.name) is str and _opt_str(c.path) and c.outcome in OUTCOMES and _opt_str(c.result)
-        for c in value
-    )
+    if type(value) is not tuple:
+        return False
+    for c in value:  # a loop, not all(…): `step` checks every reply's calls
+        if not (
+            type(c) is ToolCall
+            and type(c.name) is str
+            and (c.path is None or type(c.path) is str)
+            and c.outcome in OUTCOMES
+            and (c.result is None or type(c.result) is str)
+        ):
+            return False
+    return True
 
 
 def _items(value: Any) -> bool:
@@ -326,27 +335,33 @@ def _items(value: Any) -> bool:
     )
 
 
-#: Per event class, a check of every field but `now`; an event that passes is used as it is.
-#: (One function per class: `step` runs this on every event.)
-_FIELD_CHECKS: dict[type, Any] = {
-    InferenceFinished: lambda e: type(e.text) is str and _calls(e.tool_calls) and _opt_whole(e.request),
-    InferenceFailed: lambda e: type(e.message) is str and e.kind in FAILURE_KINDS and _opt_whole(e.request),
-    RoutingAnswer: lambda e: type(e.reply) is str and _opt_whole(e.request),
-    RegionChanged: lambda e: (
-        type(e.region) is str and bool(e.region) and type(e.hash) is str and _count(e.entries) and _items(e.open_items)
+#: Per event class, a check of every field (`now` included); an event that passes is used as
+#: it is. One function per class: `step` runs this on every event.
+_CHECKS: dict[type, Any] = {
+    InferenceFinished: lambda e: (
+        type(e.text) is str and _calls(e.tool_calls) and _opt_whole(e.request) and _opt_number(e.now)
     ),
-    ChildStarted: lambda e: type(e.child) is str,
-    ChildFinished: lambda e: type(e.child) is str,
-    WorkersFinished: lambda e: _count(e.completed) and _count(e.failed),
-    InteractionAnswered: lambda e: _opt_str(e.answer) and _opt_whole(e.choice) and _opt_str(e.edited),
+    InferenceFailed: lambda e: (
+        type(e.message) is str and e.kind in FAILURE_KINDS and _opt_whole(e.request) and _opt_number(e.now)
+    ),
+    RoutingAnswer: lambda e: type(e.reply) is str and _opt_whole(e.request) and _opt_number(e.now),
+    RegionChanged: lambda e: (
+        type(e.region) is str
+        and bool(e.region)
+        and type(e.hash) is str
+        and _count(e.entries)
+        and _items(e.open_items)
+        and _opt_number(e.now)
+    ),
+    ChildStarted: lambda e: type(e.child) is str and _opt_number(e.now),
+    ChildFinished: lambda e: type(e.child) is str and _opt_number(e.now),
+    WorkersFinished: lambda e: _count(e.completed) and _count(e.failed) and _opt_number(e.now),
+    InteractionAnswered: lambda e: (
+        _opt_str(e.answer) and _opt_whole(e.choice) and _opt_str(e.edited) and _opt_number(e.now)
+    ),
+    **{cls: (lambda e: _opt_number(e.now)) for cls in (Tick, Paused, Resumed, Cancel, WorkspaceLost)},
 }
-
-
-def _well_formed(event: Any) -> bool:
-    if not _opt_number(event.now):
-        return False
-    check = _FIELD_CHECKS.get(type(event))
-    return check is None or check(event)
+assert _CHECKS.keys() == _NAME_OF.keys()
 
 
 def _call_to_dict(call: ToolCall) -> dict[str, Any]:

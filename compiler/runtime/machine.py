@@ -35,8 +35,8 @@ from .events import (
 )
 from .policy import no_output_tools
 from .routing import match_reply
-from .run import Run, RunnerError
-from .state import Flags, RegionSnapshot, RunState, flags_report
+from .run import Run, RunnerError, missing_stage
+from .state import TERMINAL_STATUSES, Flags, RegionSnapshot, RunState, flags_report
 
 #: Answers that wait while a run is paused, and are replayed on resume.
 PARKED_EVENTS = (InferenceFinished, InferenceFailed, RoutingAnswer, InteractionAnswered, WorkersFinished)
@@ -84,12 +84,11 @@ def start(
 def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[Action, ...]]:
     """Apply one event; return the new state and the actions it calls for, in order."""
     clean = sanitize(event)
-    if clean is None or state.terminal:
+    if clean is None or state.status in TERMINAL_STATUSES:
         return state, ()
-    stage = ir.stage(state.stage)
-    if stage is None:
-        raise RunnerError(f"the run is in stage '{state.stage}', which this blueprint does not have")
-    run = Run(ir, state, stage)
+    run = Run(ir, state)
+    if run.table is None:
+        raise missing_stage(state.stage)
     if clean.now is not None and clean.now > state.clock:
         run.set(clock=clean.now)
     _dispatch(run, clean)
@@ -105,6 +104,8 @@ def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.status == "paused":
         return ()
     run = Run(ir, state)
+    if run.table is None and state.phase in ("infer", "route", "interact"):
+        raise missing_stage(state.stage)
     if state.phase == "infer":
         return (run.inference_action(),)
     if state.phase == "route":
@@ -166,10 +167,10 @@ def _on_region(run: Run, event: RegionChanged) -> None:
 def _on_tick(run: Run, event: Tick) -> None:
     """Only the stuck clock can change with time alone, and only before an inference is sent."""
     if run.state.status == "active" and run.state.phase == "infer":
-        pending = run.state.inject, run.state.compact
-        run.set(inject=(), compact=())
-        if not run.check_stuck():
-            run.set(inject=pending[0], compact=pending[1])
+        reason = run.stuck_reason()
+        if reason is not None:  # the waiting request is dropped with what it carried
+            run.set(inject=(), compact=())
+            run.interrupt_stuck(reason)
 
 
 def _on_child_started(run: Run, event: ChildStarted) -> None:
@@ -185,8 +186,9 @@ def _on_child_finished(run: Run, event: ChildFinished) -> None:
 def _children_done(run: Run) -> None:
     state = run.state
     if state.phase == "children" and state.status == "waiting" and not state.children:
+        outcome = state.outcome
         run.set(status="active", outcome=None)
-        ending.after_children(run, state.outcome)
+        ending.after_children(run, outcome)
 
 
 def _on_workers(run: Run, event: WorkersFinished) -> None:
@@ -219,8 +221,9 @@ def _on_resume(run: Run, event: Resumed) -> None:
     state = run.state
     if state.status != "paused":
         return
+    parked_events = state.parked
     run.set(status=state.resume_status or "active", resume_status=None, parked=())
-    for parked in state.parked:
+    for parked in parked_events:
         if run.state.terminal or run.state.status == "paused":
             run.set(parked=run.state.parked + (parked,))
             continue

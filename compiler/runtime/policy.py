@@ -15,6 +15,7 @@ from ..ir.model import (
     MODIFYING_TOOLS,
     Blueprint,
     Edge,
+    Layout,
     NudgeConfig,
     ResolvedNudge,
     Stage,
@@ -120,7 +121,24 @@ def no_output_tools(ir: Blueprint) -> bool:
 
 def holds(ir: Blueprint, stage: Stage, state: RunState, region: str) -> bool:
     """The context window holds the region: the stage sees it, or the host reported it."""
-    return region in ir.visible_regions(stage) or region in state.regions
+    return region in visible_regions(ir, stage) or region in state.regions
+
+
+def visible_regions(ir: Blueprint, stage: Stage) -> frozenset[str]:
+    """`Blueprint.visible_regions`, remembered per layout (asked on most events)."""
+    layout = ir.layout_for(stage)
+    cached = _VISIBLE.get(id(layout))
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    if len(_VISIBLE) >= _MODIFYING_CACHE_SIZE:
+        _VISIBLE.clear()
+    visible = ir.visible_regions(stage)
+    _VISIBLE[id(layout)] = (layout, visible)
+    return visible
+
+
+#: `visible_regions` per layout object (the entry keeps the layout alive, as `_MODIFYING` does).
+_VISIBLE: dict[int, tuple[Layout, frozenset[str]]] = {}
 
 
 def report_region(ir: Blueprint, stage: Stage, state: RunState, preferred: str) -> str:

@@ -17,8 +17,7 @@ from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from . import ending, texts
 from .actions import AwaitWorkers
 from .events import InferenceFailed, InferenceFinished, ToolCall
-from .run import evolve
-from .policy import SEARCH_TOOL, canonical_tool, modifying_tools, required_regions, resolved_nudge
+from .policy import SEARCH_TOOL, canonical_tool, resolved_nudge
 
 if TYPE_CHECKING:
     from .run import Run
@@ -51,37 +50,41 @@ def empty_search(call: ToolCall, outcome: str) -> bool:
 
 
 def finished(run: "Run", event: InferenceFinished) -> None:
-    state = run.state
-    counted = {"iterations": state.visit.iterations + 1}
     if event.tool_calls:
-        _tool_turn(run, event.tool_calls, counted)
+        _tool_turn(run, event.tool_calls)
         return
-    run.set(inject=(), compact=(), iteration=state.iteration + 1, visit=evolve(state.visit, counted))
-    stage = run.stage
-    nudge = resolved_nudge(run.ir, stage, run.state.global_nudge)
+    state = run.state
+    run.set(inject=(), compact=(), iteration=state.iteration + 1)
+    run.visit(iterations=state.visit.iterations + 1)
+    table, global_nudge = run.table, state.global_nudge
+    nudge = table.nudge if global_nudge is None else resolved_nudge(run.ir, table.stage, global_nudge)
     visit = run.state.visit
     if visit.tool_calls == 0 and nudge.enabled and visit.nudges < nudge.max:
         run.visit(nudges=visit.nudges + 1)
-        text = texts.interpolate(nudge.text, stage=stage.name, regions=required_regions(run.ir, stage))
+        if global_nudge is None:
+            text = table.nudge_text
+        else:
+            text = texts.interpolate(nudge.text, stage=table.stage.name, regions=table.required)
         run.system(text, "nudge")
         run.ready()
         return
     ending.end_stage(run, None)
 
 
-def _tool_turn(run: "Run", calls: tuple[ToolCall, ...], counted: dict) -> None:
+def _tool_turn(run: "Run", calls: tuple[ToolCall, ...]) -> None:
     """Record the calls in one update of the state, then READY (or wait for fan-out workers)."""
-    stage, state = run.stage, run.state
+    table, state = run.table, run.state
     visit, flags = state.visit, state.flags
-    offered = stage.available_tools
-    modifying = modifying_tools(stage)
-    edits = dict(visit.edits)
+    offered, modifying = table.offered, table.modifying
+    edits = visit.edits
     modifications, blocked = visit.modifications, visit.blocked_modifications
     files, file_count = flags.modified_files, flags.modified_file_count
     searches, empty = flags.searches_run, flags.searches_empty
     final_output, fanned = state.final_output, False
     for call in calls:
         if call.name in MODIFYING_TOOLS and isinstance(call.path, str):
+            if edits is visit.edits:
+                edits = dict(edits)
             edits[call.path] = edits.get(call.path, 0) + 1
         outcome = outcome_of(call, offered)
         name = canonical_tool(call.name)
@@ -98,35 +101,23 @@ def _tool_turn(run: "Run", calls: tuple[ToolCall, ...], counted: dict) -> None:
             searches += 1
             empty += empty_search(call, outcome)
         if call.name == SUBMIT_OUTPUT_TOOL and outcome == "ok":
-            final_output = stage.name
+            final_output = table.stage.name
         if call.name == FAN_OUT_TOOL and outcome == "ok":
             fanned = True
-    counted.update(
+    run.set(inject=(), compact=(), iteration=state.iteration + 1, final_output=final_output)
+    run.visit(
+        iterations=visit.iterations + 1,
         tool_calls=visit.tool_calls + len(calls),
         edits=edits,
         modifications=modifications,
         blocked_modifications=blocked,
         fanned_out=visit.fanned_out or fanned,
     )
-    run.set(
-        inject=(),
-        compact=(),
-        iteration=state.iteration + 1,
-        final_output=final_output,
-        visit=evolve(visit, counted),
-        flags=evolve(
-            flags,
-            {
-                "modified_files": files,
-                "modified_file_count": file_count,
-                "searches_run": searches,
-                "searches_empty": empty,
-            },
-        ),
-    )
+    if file_count != flags.modified_file_count or searches != flags.searches_run:
+        run.flag(modified_files=files, modified_file_count=file_count, searches_run=searches, searches_empty=empty)
     if fanned:
         run.set(status="waiting", phase="workers")
-        run.emit(AwaitWorkers(stage.name))
+        run.emit(AwaitWorkers(table.stage.name))
         return
     run.ready()
 

@@ -11,6 +11,8 @@ never match it.
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Sequence
 
 from ..ir.model import Stage
@@ -37,18 +39,14 @@ def routing_prompt(stage: Stage, options: Sequence[RouteOption], allow_done: boo
 
 
 def words(text: str) -> list[str]:
-    """Split on every character that is not alphanumeric and not `_`."""
-    out: list[str] = []
-    current: list[str] = []
-    for char in text:
-        if char.isalnum() or char == "_":
-            current.append(char)
-        elif current:
-            out.append("".join(current))
-            current = []
-    if current:
-        out.append("".join(current))
-    return out
+    """Split on every character that is not alphanumeric and not `_`.
+
+    `\\w` is exactly "`str.isalnum()` or `_`" (both use the Unicode alphanumeric test).
+    """
+    return _WORD.findall(text)
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _lower(text: str) -> str:
@@ -65,16 +63,20 @@ def candidate_lines(reply: str) -> list[str]:
     return candidates
 
 
+@lru_cache(maxsize=256)
+def _targets(offered: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """Each target with its lower-cased words, longest name first at a position (so `plan-b`
+    wins over `plan`), stable otherwise. Read-only: the same few offers recur."""
+    return sorted(((t, [_lower(w) for w in words(t)]) for t in offered), key=lambda item: -len(item[1]))
+
+
 def match_reply(reply: str, offered: Sequence[str], allow_done: bool) -> str | None:
     """The chosen target, or `DONE` (None) when the run should complete."""
     if not offered:
         return DONE
-    # Longest name first at a position, so `plan-b` wins over `plan`; stable otherwise.
-    targets = sorted(
-        ((t, [_lower(w) for w in words(t)]) for t in offered), key=lambda item: -len(item[1])
-    )
+    targets = _targets(tuple(offered))
     for line in candidate_lines(reply):
-        said = [_lower(w) for w in words(line)]
+        said = words(_lower(line))  # ASCII lower-casing moves no word boundary
         for i, word in enumerate(said):
             if allow_done and word == "done":
                 return DONE

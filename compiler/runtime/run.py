@@ -1,10 +1,12 @@
 """`Run`: one state being advanced by one event, and the actions that advance emits.
 
 The machine's modules share this small working object instead of threading a state and an
-action list through every call. It holds a frozen `RunState` that is replaced, never
-mutated, so the caller's state is untouched whatever happens. Two transitions live here
-because everything else ends in them: entering a stage, and READY (the guards that run
-before every inference, then the inference request itself).
+action list through every call. The caller's state is never touched: the first change a
+step makes copies it, and later changes in the same step update that private copy in place
+(likewise its `visit` and `flags` records), so a step costs one copy of each record it
+changes rather than one per change. What `step` returns is frozen from then on. Two
+transitions live here because everything else ends in them: entering a stage, and READY
+(the guards that run before every inference, then the inference request itself).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from ..ir.model import Blueprint, Stage
-from . import ending, texts
-from .actions import Action, RunInference
-from .policy import holds, report_region, stage_model
+from . import ending, stuck, texts
+from .actions import Action, RunInference, build
+from .policy import holds, report_region
 from .state import Injection, Outcome, RunState, Visit
-from .stuck import stuck_edge, stuck_reason
+from .tables import StageTable, tables
 
 
 T = TypeVar("T")
@@ -25,53 +27,85 @@ T = TypeVar("T")
 def evolve(value: T, changes: dict[str, Any]) -> T:
     """`dataclasses.replace` for our frozen records, without re-running `__init__`.
 
-    The runner replaces its state a dozen times per event; `replace` costs tens of
-    microseconds on a record this wide, this a fraction of one. Only known field names are
-    accepted, so a typo still fails loudly.
+    `replace` costs tens of microseconds on a record this wide, this a fraction of one. Only
+    known field names are accepted, so a typo still fails loudly.
     """
-    merged = {**value.__dict__, **changes}
-    if len(merged) != len(value.__dict__):  # a name that is not a field added an entry
-        unknown = ", ".join(sorted(changes.keys() - value.__dict__.keys()))
-        raise TypeError(f"{type(value).__name__} has no field {unknown}")
-    new = object.__new__(type(value))
-    object.__setattr__(new, "__dict__", merged)
+    new = _copy(value)
+    _update(new, changes)
     return new
+
+
+def _copy(value: T) -> T:
+    new = object.__new__(type(value))
+    object.__setattr__(new, "__dict__", value.__dict__.copy())
+    return new
+
+
+def _update(record: Any, changes: dict[str, Any]) -> None:
+    """Change fields of a record nobody else has seen yet (a copy this module just made)."""
+    values = record.__dict__
+    size = len(values)
+    values.update(changes)
+    if len(values) != size:  # a name that is not a field added an entry
+        unknown = ", ".join(sorted(name for name in changes if name not in type(record).__dataclass_fields__))
+        raise TypeError(f"{type(record).__name__} has no field {unknown}")
 
 
 class RunnerError(ValueError):
     """The state does not belong to the blueprint it was stepped with."""
 
 
+def missing_stage(name: str) -> RunnerError:
+    return RunnerError(f"the run is in stage '{name}', which this blueprint does not have")
+
+
 class Run:
-    def __init__(self, ir: Blueprint, state: RunState, stage: Stage | None = None) -> None:
-        """`stage`: the state's stage, when the caller has looked it up already."""
+    def __init__(self, ir: Blueprint, state: RunState) -> None:
         self.ir = ir
         self.state = state
         self.actions: list[Action] = []
-        #: The stage last looked up, by name (read a few times per event, changed rarely).
-        self._stage = stage
-        self._stage_name = state.stage if stage is not None else None
+        self.tables = tables(ir)
+        #: The fixed answers about the run's current stage (None: the blueprint has no such
+        #: stage, which `stage` reports). `enter` keeps it current.
+        self.table: StageTable | None = self.tables.stages.get(state.stage)
+        #: The private copies this step may change in place (see the module docstring).
+        self._own: RunState | None = None
+        self._own_visit: Visit | None = None
+        self._own_flags: Any = None
 
     # --- reading and writing the state ---------------------------------------------------
 
     @property
     def stage(self) -> Stage:
-        name = self.state.stage
-        if name != self._stage_name or self._stage is None:
-            stage = self.ir.stage(name)
-            if stage is None:
-                raise RunnerError(f"the run is in stage '{name}', which this blueprint does not have")
-            self._stage, self._stage_name = stage, name
-        return self._stage
+        if self.table is None:
+            raise missing_stage(self.state.stage)
+        return self.table.stage
 
     def set(self, **changes: Any) -> None:
-        self.state = evolve(self.state, changes)
+        state = self.state
+        if state is not self._own:
+            state = self.state = self._own = _copy(state)
+        _update(state, changes)
 
     def visit(self, **changes: Any) -> None:
-        self.state = evolve(self.state, {"visit": evolve(self.state.visit, changes)})
+        state = self.state
+        if state is not self._own:
+            state = self.state = self._own = _copy(state)
+        visit = state.visit
+        if visit is not self._own_visit:
+            visit = self._own_visit = _copy(visit)
+            state.__dict__["visit"] = visit
+        _update(visit, changes)
 
     def flag(self, **changes: Any) -> None:
-        self.state = evolve(self.state, {"flags": evolve(self.state.flags, changes)})
+        state = self.state
+        if state is not self._own:
+            state = self.state = self._own = _copy(state)
+        flags = state.flags
+        if flags is not self._own_flags:
+            flags = self._own_flags = _copy(flags)
+            state.__dict__["flags"] = flags
+        _update(flags, changes)
 
     def inject(self, region: str, text: str, kind: str) -> None:
         self.set(inject=self.state.inject + (Injection(region, text, kind),))
@@ -86,7 +120,8 @@ class Run:
 
     def take_injections(self) -> tuple[Injection, ...]:
         taken = self.state.inject
-        self.set(inject=())
+        if taken:
+            self.set(inject=())
         return taken
 
     def emit(self, action: Action) -> None:
@@ -105,12 +140,13 @@ class Run:
 
     def enter(self, target: str) -> None:
         """Fresh per-visit progress, one more visit, entry digests (the new stage's view)."""
-        stage = self.ir.stage(target)
-        if stage is None:
+        table = self.tables.stages.get(target)
+        if table is None:
             raise RunnerError(f"stage '{target}' does not exist")
         visits = {**self.state.visits, target: self.state.visits.get(target, 0) + 1}
         self.set(stage=target, visits=visits, outcome=None, offer=(), body=None)
-        self.set(visit=Visit(entry_digests=self.entry_digests(stage)))
+        self.table = table
+        self.set(visit=Visit(entry_digests=self.entry_digests(table.stage)))
 
     # --- READY ----------------------------------------------------------------------------------
 
@@ -120,9 +156,9 @@ class Run:
         if state.status != "active":
             self.set(phase="ready")
             return
-        stage = self.stage
-        cap = stage.max_iterations or 0
-        if stage.mode != "fan_out" and cap > 0 and state.visit.iterations >= cap:
+        table = self.table
+        assert table is not None  # `step` checked the stage
+        if table.cap and state.visit.iterations >= table.cap:
             self.flag(max_iterations_hit=state.flags.max_iterations_hit + 1)
             ending.end_stage(self, Outcome("max_iterations"))
             return
@@ -133,33 +169,41 @@ class Run:
 
     def check_stuck(self) -> bool:
         """Interrupt the stage if its stuck edge's thresholds trip (once per visit)."""
-        state = self.state
-        if state.visit.stuck_fired:
-            return False
-        edge = stuck_edge(self.ir, self.stage, state.visits)
-        if edge is None:
-            return False
-        if state.visit.stuck_since is None:
-            self.visit(stuck_since=state.clock)
-        reason = stuck_reason(edge.stuck, self.state.visit, self.state.clock)
+        reason = self.stuck_reason()
         if reason is None:
             return False
+        self.interrupt_stuck(reason)
+        return True
+
+    def stuck_reason(self) -> str | None:
+        """Start the stuck clock if it has not started; why the stage is stuck, if it is."""
+        state = self.state
+        if state.visit.stuck_fired:
+            return None
+        limits = self.table.stuck_limits(state.visits)
+        if limits is None:
+            return None
+        if state.visit.stuck_since is None:
+            self.visit(stuck_since=state.clock)
+        return stuck.reason(limits, self.state.visit, self.state.clock)
+
+    def interrupt_stuck(self, reason: str) -> None:
         self.visit(stuck_fired=True)
         self.note("stuck_report", texts.stuck_note(self.state.stage, reason), "stuck")
         ending.end_stage(self, Outcome("stuck", reason))
-        return True
 
     def inference_action(self) -> RunInference:
-        state, stage = self.state, self.stage
-        provider, model = stage_model(stage, state.visit.model_index)
-        return RunInference(
-            stage=stage.name,
-            request=state.requests,
-            visit=state.visits.get(stage.name, 0),
-            turn=state.visit.iterations + 1,
-            provider=provider,
-            model=model,
-            tools=tuple(stage.available_tools),
-            inject=state.inject,
-            summarize=state.compact,
+        state, table = self.state, self.table
+        provider, model = table.model(state.visit.model_index)
+        return build(
+            RunInference,
+            table.stage.name,
+            state.requests,
+            state.visits.get(table.stage.name, 0),
+            state.visit.iterations + 1,
+            provider,
+            model,
+            table.tools,
+            state.inject,
+            state.compact,
         )

@@ -35,20 +35,37 @@ def _limit(value: int | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+#: The positive thresholds of a `StuckThresholds`, in the order they are checked: (same-file
+#: edits, iterations, tool calls, minutes), each None when unset.
+Limits = tuple["int | None", "int | None", "int | None", "int | None"]
+
+
+def limits(thresholds: StuckThresholds) -> Limits:
+    return (
+        _limit(thresholds.same_file_edits),
+        _limit(thresholds.iterations),
+        _limit(thresholds.tool_calls),
+        _limit(thresholds.minutes),
+    )
+
+
 def stuck_reason(thresholds: StuckThresholds, visit: Visit, now: float) -> str | None:
-    limit = _limit(thresholds.same_file_edits)
-    hottest = hottest_edit(visit.edits)
-    if limit is not None and hottest is not None and hottest[1] >= limit:
-        return texts.stuck_reason_churn(*hottest)
-    limit = _limit(thresholds.iterations)
-    if limit is not None and visit.iterations >= limit:
+    return reason(limits(thresholds), visit, now)
+
+
+def reason(limits: Limits, visit: Visit, now: float) -> str | None:
+    """Why the visit counts as stuck under these limits (the first to trip), or None."""
+    edits, iterations, tool_calls, minutes = limits
+    if edits is not None:
+        hottest = hottest_edit(visit.edits)
+        if hottest is not None and hottest[1] >= edits:
+            return texts.stuck_reason_churn(*hottest)
+    if iterations is not None and visit.iterations >= iterations:
         return texts.stuck_reason_iterations(visit.iterations)
-    limit = _limit(thresholds.tool_calls)
-    if limit is not None and visit.tool_calls >= limit:
+    if tool_calls is not None and visit.tool_calls >= tool_calls:
         return texts.stuck_reason_tool_calls(visit.tool_calls)
-    limit = _limit(thresholds.minutes)
-    if limit is not None and visit.stuck_since is not None:
+    if minutes is not None and visit.stuck_since is not None:
         elapsed = now - visit.stuck_since
-        if elapsed >= limit * 60:
+        if elapsed >= minutes * 60:
             return texts.stuck_reason_minutes(int(elapsed // 60))
     return None

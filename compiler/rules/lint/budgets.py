@@ -15,16 +15,12 @@ from ...ir.model import Stage
 from ..common import edge_path, edges
 from ..context import RuleContext
 from ..registry import check, define
+from .snippets import blueprint as _blueprint
 from .snippets import stage as declared
 
 FAMILY = "lint"
 #: Conditions of which the runtime takes only the first edge whose target is within budget.
 CONDITIONED = ("error", "dead_end", "max_iterations", "stuck")
-
-
-def _blueprint(*blocks: str) -> str:
-    """A rule example: blocks of TOML separated by blank lines."""
-    return "\n\n".join(blocks) + "\n"
 
 
 define(

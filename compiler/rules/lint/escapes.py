@@ -15,15 +15,23 @@ from ...ir.model import Edge, Stage
 from ..common import edge_path, quoted, stage_path
 from ..context import RuleContext
 from ..registry import check, define
+from .snippets import blueprint as _blueprint
 from .snippets import stage as declared
 
 FAMILY = "lint"
 ESCAPE_CONDITIONS = ("dead_end", "error")
 
-
-def _blueprint(*blocks: str) -> str:
-    """A rule example: blocks of TOML separated by blank lines."""
-    return "\n\n".join(blocks) + "\n"
+#: The fixed example of two rules: a capped review loop whose draft stage can escape to the output.
+_ESCAPING_REVIEW_LOOP = _blueprint(
+    declared("draft", "max_revisits = 2"),
+    "[stages.draft.transitions.review]",
+    '[stages.draft.transitions.publish]\ncondition = "dead_end"',
+    declared("review", "max_revisits = 2"),
+    '[stages.review.transitions.draft]\nhint = "needs changes"',
+    '[stages.review.transitions.publish]\nhint = "approved"',
+    declared("publish"),
+    "[stages.publish.transitions]",
+)
 
 
 define(
@@ -51,16 +59,7 @@ define(
         declared("publish"),
         "[stages.publish.transitions]",
     ),
-    example_fixed=_blueprint(
-        declared("draft", "max_revisits = 2"),
-        "[stages.draft.transitions.review]",
-        '[stages.draft.transitions.publish]\ncondition = "dead_end"',
-        declared("review", "max_revisits = 2"),
-        '[stages.review.transitions.draft]\nhint = "needs changes"',
-        '[stages.review.transitions.publish]\nhint = "approved"',
-        declared("publish"),
-        "[stages.publish.transitions]",
-    ),
+    example_fixed=_ESCAPING_REVIEW_LOOP,
     fix='add a condition = "dead_end" edge to a stage without max_revisits (usually the output stage)',
     leviath="dead-end-possible",
     differs=(
@@ -128,16 +127,7 @@ define(
         declared("publish"),
         "[stages.publish.transitions]",
     ),
-    example_fixed=_blueprint(
-        declared("draft", "max_revisits = 2"),
-        "[stages.draft.transitions.review]",
-        '[stages.draft.transitions.publish]\ncondition = "dead_end"',
-        declared("review", "max_revisits = 2"),
-        '[stages.review.transitions.draft]\nhint = "needs changes"',
-        '[stages.review.transitions.publish]\nhint = "approved"',
-        declared("publish"),
-        "[stages.publish.transitions]",
-    ),
+    example_fixed=_ESCAPING_REVIEW_LOOP,
     fix="point the dead_end edge at a stage that can finish the run (usually the output stage)",
 )
 

@@ -15,14 +15,10 @@ from ...graph import StageGraph, run_edge
 from ..common import header, quoted, stage_path
 from ..context import RuleContext
 from ..registry import check, define
+from .snippets import blueprint as _blueprint
 from .snippets import stage as declared
 
 FAMILY = "lint"
-
-
-def _blueprint(*blocks: str) -> str:
-    """A rule example: blocks of TOML separated by blank lines."""
-    return "\n\n".join(blocks) + "\n"
 
 
 define(

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
-from ..common import stage_path
+from ..common import stage_path, string_entries
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
-from .tool_catalog import MODIFYING, canonical, string_entries
+from .tool_catalog import MODIFYING, canonical
 
 FAMILY = "lint"
 _SHAPE = '\n\n[stages.summary.output]\nformat = "markdown"\ninstructions = "A short report."'

@@ -12,13 +12,12 @@ import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
-from ..common import quoted
+from ..common import quoted, string_entries
 from ..context import RuleContext
 from ..registry import check, define
 from ..structure.read_paths import entry_problem
 from .shell_keys import KEY_PREFIX, command_keys, is_valid_prefix
 from .snippets import stage as stage_example
-from .tool_catalog import string_entries
 
 FAMILY = "lint"
 _STAGE = "\n\n" + stage_example("work", 'available_tools = ["read_file"]')

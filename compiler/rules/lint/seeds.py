@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import build_seed
-from ..common import did_you_mean, raw_region_tables
+from ..common import did_you_mean, raw_seeds
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
@@ -76,57 +76,50 @@ def _winning_form(seed: dict[str, Any]) -> str | None:
 
 @check("region-seed-not-understood", family=FAMILY)
 def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for prefix, regions in raw_region_tables(ctx):
-        for region, raw in regions.items():
-            seed = raw.get("seed") if isinstance(raw, dict) else None
-            if not isinstance(seed, dict) or build_seed(region, seed) is not None:
-                continue
-            lost = ", losing the --task input it would otherwise receive" if region == "task" else ""
-            unknown = [key for key in seed if key not in SEED_FORMS and key != "refresh"]
-            fix = did_you_mean(unknown[0], SEED_FORMS, _FORMS_FIX) if len(unknown) == 1 else _FORMS_FIX
-            if isinstance(seed.get("tools"), list):
-                why = (
-                    "its tools list holds no call the runtime can read (each needs a tool name), which drops "
-                    "the whole seed"
-                )
-                fix = 'name the tool of each call: tools = ["name"] or [{ name = "…", args = { … } }]'
-            else:
-                why = (
-                    "the seed table gives none of caller, literal, files, glob, rhai, command, tool or "
-                    "tools in a form the runtime reads"
-                )
-            yield ctx.report(
-                "region-seed-not-understood",
-                f"region '{region}': {why}, so the region starts empty{lost}",
-                prefix + (region, "seed"),
-                fix=fix,
+    for path, region, seed in raw_seeds(ctx):
+        if build_seed(region, seed) is not None:
+            continue
+        lost = ", losing the --task input it would otherwise receive" if region == "task" else ""
+        unknown = [key for key in seed if key not in SEED_FORMS and key != "refresh"]
+        fix = did_you_mean(unknown[0], SEED_FORMS, _FORMS_FIX) if len(unknown) == 1 else _FORMS_FIX
+        if isinstance(seed.get("tools"), list):
+            why = (
+                "its tools list holds no call the runtime can read (each needs a tool name), which drops "
+                "the whole seed"
             )
+            fix = 'name the tool of each call: tools = ["name"] or [{ name = "…", args = { … } }]'
+        else:
+            why = (
+                "the seed table gives none of caller, literal, files, glob, rhai, command, tool or "
+                "tools in a form the runtime reads"
+            )
+        yield ctx.report(
+            "region-seed-not-understood",
+            f"region '{region}': {why}, so the region starts empty{lost}",
+            path,
+            fix=fix,
+        )
 
 
 @check("seed-key-ignored", family=FAMILY)
 def check_shadowed_seed_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for prefix, regions in raw_region_tables(ctx):
-        for region, raw in regions.items():
-            seed = raw.get("seed") if isinstance(raw, dict) else None
-            if not isinstance(seed, dict):
-                continue
-            winner = _winning_form(seed)
-            if winner is None:
-                continue  # nothing is read at all: region-seed-not-understood
-            path = prefix + (region, "seed")
-            for form in SEED_FORMS:
-                if form != winner and form in seed and isinstance(seed[form], _FORM_TYPES[form]):
-                    yield ctx.report(
-                        "seed-key-ignored",
-                        f"region '{region}': seed key '{form}' is ignored because the runtime reads the "
-                        f"'{winner}' form of this seed; a seed has exactly one form",
-                        path + (form,),
-                        fix=f"remove '{form}', or move it into a region of its own",
-                    )
-            if "refresh" in seed and winner not in ("tool", "tools"):
+    for path, region, seed in raw_seeds(ctx):
+        winner = _winning_form(seed)
+        if winner is None:
+            continue  # nothing is read at all: region-seed-not-understood
+        for form in SEED_FORMS:
+            if form != winner and form in seed and isinstance(seed[form], _FORM_TYPES[form]):
                 yield ctx.report(
                     "seed-key-ignored",
-                    f"region '{region}': refresh is read only by tool seeds, so this '{winner}' seed runs once",
-                    path + ("refresh",),
-                    fix="remove refresh",
+                    f"region '{region}': seed key '{form}' is ignored because the runtime reads the "
+                    f"'{winner}' form of this seed; a seed has exactly one form",
+                    path + (form,),
+                    fix=f"remove '{form}', or move it into a region of its own",
                 )
+        if "refresh" in seed and winner not in ("tool", "tools"):
+            yield ctx.report(
+                "seed-key-ignored",
+                f"region '{region}': refresh is read only by tool seeds, so this '{winner}' seed runs once",
+                path + ("refresh",),
+                fix="remove refresh",
+            )

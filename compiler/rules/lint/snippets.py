@@ -1,4 +1,5 @@
-"""Building blocks for rule examples: a stage that states its mode, model and iteration cap.
+"""Building blocks for rule examples: a stage that states its mode, model and iteration cap,
+and a whole blueprint made of such blocks.
 
 A rule's `example_fixed` must be clean under every rule, and the declaration lints ask each
 stage to say what it runs on; writing those three lines once keeps the examples short.
@@ -17,3 +18,8 @@ def stage(name: str, body: str = "", *, mode: str = "autonomous", max_iterations
     if body:
         lines.append(body.strip("\n"))
     return "\n".join(lines)
+
+
+def blueprint(*blocks: str) -> str:
+    """A rule example: blocks of TOML separated by blank lines."""
+    return "\n\n".join(blocks) + "\n"

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
-from ..common import layouts, quoted, stage_path
+from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
 from ..registry import check, define
 from .shell_keys import default_safe_list_covers
 from .snippets import stage as stage_example
-from .tool_catalog import BLOCKING_INTERACTION_TOOLS, canonical, spellings, string_entries
+from .tool_catalog import BLOCKING_INTERACTION_TOOLS, canonical, spellings
 
 FAMILY = "lint"
 

@@ -15,7 +15,7 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_edges import TRANSFORM_ALIASES
 from ...ir.build_regions import REGION_KIND_ALIASES
 from ...ir.build_sections import POLICIES
-from ...ir.build_values import ascii_lower
+from ...ir.build_values import Table, ascii_lower, table
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
@@ -54,37 +54,33 @@ def canonical_values(document: dict[str, Any]) -> Iterator[tuple[KeyPath, str, s
     """(key path, value as written, canonical spelling) for every value written in another
     spelling of what the runtime reads, in document order."""
     yield from _policies(document.get("tool_permissions"), ("tool_permissions",))
-    yield from _regions(_table(_table(document.get("context")).get("regions")), ("context", "regions"))
-    for name, stage in _table(document.get("stages")).items():
+    yield from _regions(table(table(document.get("context")).get("regions")), ("context", "regions"))
+    for name, stage in table(document.get("stages")).items():
         if not isinstance(stage, dict):
             continue
         base: KeyPath = ("stages", name)
         yield from _policies(stage.get("tool_permissions"), base + ("tool_permissions",))
-        yield from _regions(_table(_table(stage.get("context")).get("regions")), base + ("context", "regions"))
-        for target, edge in _table(stage.get("transitions")).items():
-            value = _table(edge).get("transform")
+        yield from _regions(table(table(stage.get("context")).get("regions")), base + ("context", "regions"))
+        for target, edge in table(stage.get("transitions")).items():
+            value = table(edge).get("transform")
             if isinstance(value, str) and value in TRANSFORM_ALIASES:
                 yield base + ("transitions", target, "transform"), value, TRANSFORM_ALIASES[value]
 
 
-def _table(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _policies(table: Any, path: KeyPath) -> Iterator[tuple[KeyPath, str, str]]:
-    for tool, policy in _table(table).items():
+def _policies(policies: Any, path: KeyPath) -> Iterator[tuple[KeyPath, str, str]]:
+    for tool, policy in table(policies).items():
         if isinstance(policy, str) and policy not in POLICIES and ascii_lower(policy) in POLICIES:
             yield path + (tool,), policy, ascii_lower(policy)
 
 
-def _regions(regions: dict[str, Any], path: KeyPath) -> Iterator[tuple[KeyPath, str, str]]:
+def _regions(regions: Table, path: KeyPath) -> Iterator[tuple[KeyPath, str, str]]:
     for name, region in regions.items():
-        region = _table(region)
+        region = table(region)
         kind = region.get("kind")
         if isinstance(kind, str) and kind in REGION_KIND_ALIASES:
             yield path + (name, "kind"), kind, REGION_KIND_ALIASES[kind]
         seed = region.get("seed")
-        refresh = _table(seed).get("refresh")
+        refresh = table(seed).get("refresh")
         if isinstance(refresh, str):
             meaning = REFRESH_SPELLINGS.get(ascii_lower(refresh.strip()))
             if meaning is not None and refresh != meaning:

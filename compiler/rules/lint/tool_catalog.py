@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from ...ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 
@@ -106,11 +106,3 @@ def known_tools(ctx: "RuleContext") -> frozenset[str]:
 
 def is_known(name: str, known: frozenset[str]) -> bool:
     return is_mcp_name(name) or name in known
-
-
-def string_entries(value: object) -> Iterator[tuple[int, str]]:
-    """(index, name) of every string in a list value (other types are the schema's)."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, str):
-                yield index, item

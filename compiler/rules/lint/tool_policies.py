@@ -7,11 +7,11 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Stage
-from ..common import raw_table, stage_path
+from ..common import raw_table, stage_path, string_entries
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
-from .tool_catalog import BLOCKING_INTERACTION_TOOLS, SHELL_TOOL, canonical, spellings, string_entries
+from .tool_catalog import BLOCKING_INTERACTION_TOOLS, SHELL_TOOL, canonical, spellings
 
 FAMILY = "lint"
 

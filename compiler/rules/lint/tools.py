@@ -7,11 +7,11 @@ from itertools import chain
 from typing import Iterator, NamedTuple
 
 from ...diagnostics import Diagnostic, KeyPath
-from ..common import did_you_mean, edge_path, raw_region_tables, raw_table, stage_path
+from ..common import did_you_mean, edge_path, raw_seeds, raw_table, stage_path, string_entries
 from ..context import Anchor, RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
-from .tool_catalog import is_known, known_tools, spellings, string_entries
+from .tool_catalog import is_known, known_tools, spellings
 
 FAMILY = "lint"
 _UNKNOWN_FIX = "check the spelling, drop the entry, or add the name to known-tools in [tool.blueprint]"
@@ -131,20 +131,16 @@ def _gate_and_routing_mentions(ctx: RuleContext) -> Iterator[_Mention]:
 
 def _seed_mentions(ctx: RuleContext) -> Iterator[_Mention]:
     effect = "the seed call fails at spawn and the region starts empty"
-    for prefix, regions in raw_region_tables(ctx):
-        for region, raw in regions.items():
-            seed = raw.get("seed") if isinstance(raw, dict) else None
-            if not isinstance(seed, dict):
-                continue
-            path, where = prefix + (region, "seed"), f"the seed of region '{region}'"
-            if isinstance(seed.get("tool"), str):
-                yield _Mention(seed["tool"], where, effect, path + ("tool",), "value")
-            calls = seed.get("tools")
-            for index, call in enumerate(calls if isinstance(calls, list) else ()):
-                if isinstance(call, str):
-                    yield _Mention(call, where, effect, path + ("tools", index), "value")
-                elif isinstance(call, dict) and isinstance(call.get("name"), str):
-                    yield _Mention(call["name"], where, effect, path + ("tools", index, "name"), "value")
+    for path, region, seed in raw_seeds(ctx):
+        where = f"the seed of region '{region}'"
+        if isinstance(seed.get("tool"), str):
+            yield _Mention(seed["tool"], where, effect, path + ("tool",), "value")
+        calls = seed.get("tools")
+        for index, call in enumerate(calls if isinstance(calls, list) else ()):
+            if isinstance(call, str):
+                yield _Mention(call, where, effect, path + ("tools", index), "value")
+            elif isinstance(call, dict) and isinstance(call.get("name"), str):
+                yield _Mention(call["name"], where, effect, path + ("tools", index, "name"), "value")
 
 
 def _safe_command_mentions(ctx: RuleContext) -> Iterator[_Mention]:

@@ -13,8 +13,9 @@ from ..common import (
     quoted,
     suggest,
     did_you_mean,
+    string_entries,
 )
 
 FAMILY = "structure"
 
-__all__ = ["FAMILY", "stage_path", "edge_path", "header", "raw_table", "edges", "layouts", "raw_region_tables", "quoted", "suggest", "did_you_mean"]
+__all__ = ["FAMILY", "stage_path", "edge_path", "header", "raw_table", "edges", "layouts", "raw_region_tables", "quoted", "suggest", "did_you_mean", "string_entries"]

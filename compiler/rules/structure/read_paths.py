@@ -16,7 +16,7 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ..context import RuleContext
 from ..registry import check, define
-from .common import FAMILY
+from .common import FAMILY, string_entries
 
 define(
     "invalid-read-path",
@@ -205,9 +205,7 @@ def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
     entries = ctx.raw(("read_paths", "allow"), None)
     if not isinstance(ctx.raw(("read_paths",), None), dict) or not isinstance(entries, list):
         return
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, str):
-            continue  # the schema layer reports a non-string entry
+    for index, entry in string_entries(entries):  # the schema layer reports a non-string entry
         problem = entry_problem(entry)
         if problem is not None:
             yield ctx.report(

@@ -16,7 +16,7 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Blueprint, Layout, Stage
 from ..context import RuleContext
 from ..registry import check, define
-from .common import FAMILY, did_you_mean, edge_path, edges, header, layouts, quoted, stage_path
+from .common import FAMILY, did_you_mean, edge_path, edges, header, layouts, quoted, stage_path, string_entries
 
 define(
     "unknown-region",
@@ -109,14 +109,6 @@ def _unknown(ctx: RuleContext, name: str, message: str, path: KeyPath, candidate
     )
 
 
-def _string_items(ctx: RuleContext, path: KeyPath) -> Iterator[tuple[int, str]]:
-    """(index, value) of the string elements of the array at `path`."""
-    raw = ctx.raw(path, None)
-    for index, item in enumerate(raw if isinstance(raw, list) else ()):
-        if isinstance(item, str):
-            yield index, item
-
-
 @check("unknown-region", family=FAMILY)
 def check_gate_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.blueprint.known_regions
@@ -137,7 +129,7 @@ def check_gate_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for key, name, path in singles:
             if name is not None and name not in known:
                 yield _unknown(ctx, name, f"{where}: gate.{key} names region '{name}', which no layout declares", path)
-        for index, name in _string_items(ctx, gate_path + ("require_regions",)):
+        for index, name in string_entries(ctx.raw(gate_path + ("require_regions",), None)):
             if name not in known:
                 yield _unknown(
                     ctx,
@@ -155,7 +147,7 @@ def check_transform_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         config_path = edge_path(stage.name, edge.target) + ("transform_config",)
         for key in ("carry", "compact", "clear"):
-            for index, name in _string_items(ctx, config_path + (key,)):
+            for index, name in string_entries(ctx.raw(config_path + (key,), None)):
                 if name not in known:
                     yield _unknown(
                         ctx,

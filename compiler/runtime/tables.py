@@ -1,0 +1,161 @@
+"""What the runner asks of a blueprint on every event, answered once per `Blueprint` object.
+
+The IR is frozen, so everything a step reads from it that does not depend on the run — a
+stage by name, its edges per condition with their targets' revisit budgets, the regions it
+sees, its modifying tools, its nudge text, its models — is worked out the first time a stage
+is looked at and kept for as long as the blueprint lives. The answers are those of `policy`
+(which defines the rules); this module only remembers them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Mapping
+
+from ..ir.model import Blueprint, Edge, Stage
+from .policy import (
+    advertises_modifying,
+    modifying_tools,
+    output_owed_anywhere,
+    required_regions,
+    resolved_nudge,
+    stage_model,
+    visible_regions,
+)
+from .actions import RouteOption
+from .routing import routing_prompt
+from .stuck import Limits
+from .stuck import limits as limits_of
+from .texts import interpolate
+
+#: An edge with what deciding whether it may be taken needs: (edge, target name, the target's
+#: `max_revisits`, None = unlimited). Edges whose target names no stage are left out: their
+#: target is never within budget.
+BudgetedEdge = tuple[Edge, str, "int | None"]
+
+
+class StageTable:
+    """One stage's fixed answers (see the module docstring)."""
+
+    __slots__ = (
+        "stage",
+        "cap",
+        "by_condition",
+        "stuck",
+        "normal",
+        "has_normal",
+        "offered",
+        "tools",
+        "modifying",
+        "advertises_modifying",
+        "visible",
+        "required",
+        "nudge",
+        "nudge_text",
+        "models",
+        "hints",
+        "_routes",
+    )
+
+    def __init__(self, ir: Blueprint, stage: Stage, limits: Mapping[str, int | None]) -> None:
+        self.stage = stage
+        #: The iteration cap READY enforces (0: none; a fan-out stage is never capped).
+        cap = stage.max_iterations or 0
+        self.cap = cap if stage.mode != "fan_out" and cap > 0 else 0
+        grouped: dict[str, list[BudgetedEdge]] = {}
+        for edge in stage.edges():
+            if edge.target in limits:
+                grouped.setdefault(edge.condition, []).append((edge, edge.target, limits[edge.target]))
+        self.by_condition: dict[str, tuple[BudgetedEdge, ...]] = {c: tuple(e) for c, e in grouped.items()}
+        #: The stuck edges as (target, its budget, `stuck.limits` of the edge, None when the edge
+        #: has no threshold set).
+        self.stuck = tuple(
+            (target, limit, limits_of(edge.stuck) if edge.stuck is not None and edge.stuck.armed else None)
+            for edge, target, limit in self.by_condition.get("stuck", ())
+        )
+        transitions = stage.transitions or ()
+        #: Normal edges (always / llm_choice) in declaration order, and whether any exists at
+        #: all (a normal edge to a missing stage still makes a stage a dead end, not terminal).
+        self.normal = tuple(
+            (edge, edge.target, limits[edge.target]) for edge in transitions if edge.is_normal and edge.target in limits
+        )
+        self.has_normal = any(edge.is_normal for edge in transitions)
+        self.offered = frozenset(stage.available_tools)
+        self.tools = tuple(stage.available_tools)
+        self.modifying = modifying_tools(stage)
+        self.advertises_modifying = advertises_modifying(stage, self.modifying)
+        self.visible = visible_regions(ir, stage)
+        self.required = required_regions(ir, stage)
+        self.nudge = resolved_nudge(ir, stage, None)
+        #: The nudge text with its placeholders filled (for runs without a host nudge layer).
+        self.nudge_text = interpolate(self.nudge.text, stage=stage.name, regions=self.required)
+        self.models = tuple(stage_model(stage, i) for i in range(len(stage.model.entries))) or (stage_model(stage, 0),)
+        self.hints = {e.target: e.hint for e in stage.edges()}
+        self._routes: dict[tuple[str, ...], tuple[tuple[RouteOption, ...], str]] = {}
+
+    def model(self, index: int) -> tuple[str, str]:
+        """`policy.stage_model`: (provider, model) of the stage's model number `index`."""
+        models = self.models
+        return models[min(max(index, 0), len(models) - 1)]
+
+    def routing(self, offer: tuple[str, ...]) -> tuple[tuple[RouteOption, ...], str]:
+        """The options and prompt of a routing request offering `offer` (few offers recur)."""
+        found = self._routes.get(offer)
+        if found is None:
+            if len(self._routes) >= 64:  # a stage with many budgeted edges: keep it bounded
+                self._routes.clear()
+            options = tuple(RouteOption(target, self.hints.get(target)) for target in offer)
+            found = self._routes[offer] = (options, routing_prompt(self.stage, options, self.stage.allow_complete))
+        return found
+
+    def stuck_limits(self, visits: Mapping[str, int]) -> Limits | None:
+        """The limits of `stuck.stuck_edge` (the first stuck edge within budget, if armed)."""
+        for target, limit, thresholds in self.stuck:
+            if limit is None or visits.get(target, 0) <= limit:
+                return thresholds
+        return None
+
+    def first_edge(self, visits: Mapping[str, int], condition: str) -> Edge | None:
+        """`policy.first_edge`: the first edge of `condition` whose target is within budget."""
+        for edge, target, limit in self.by_condition.get(condition, ()):
+            if limit is None or visits.get(target, 0) <= limit:
+                return edge
+        return None
+
+
+class Tables:
+    """The stage tables of one blueprint and its run-wide facts.
+
+    Holds no reference to the blueprint itself, so the cache below cannot keep it alive.
+    """
+
+    __slots__ = ("limits", "owed", "stages")
+
+    def __init__(self, ir: Blueprint) -> None:
+        #: Stage name → `max_revisits` (None: unlimited); a name absent here is no stage.
+        self.limits: dict[str, int | None] = {}
+        for stage in ir.stages:
+            found = ir.stage(stage.name)  # a repeated name resolves as the IR resolves it
+            if found is not None:
+                self.limits[stage.name] = found.max_revisits
+        #: Stages that owe a final output (`output_owed_anywhere`).
+        self.owed = output_owed_anywhere(ir)
+        self.stages: dict[str, StageTable] = {}
+        for name in self.limits:
+            self.stages[name] = StageTable(ir, ir.stage(name), self.limits)  # type: ignore[arg-type]
+
+
+def tables(ir: Blueprint) -> Tables:
+    """The tables of `ir`, built on first use and dropped when the blueprint is."""
+    key = id(ir)
+    entry = _TABLES.get(key)
+    if entry is not None and entry[0]() is ir:
+        return entry[1]
+    built = Tables(ir)
+    _TABLES[key] = (weakref.ref(ir, lambda _, key=key: _TABLES.pop(key, None)), built)
+    return built
+
+
+#: id(blueprint) → (a weak reference to it, its tables). The reference's callback removes the
+#: entry when the blueprint goes, before its id can be reused.
+_TABLES: dict[int, tuple["weakref.ref[Blueprint]", Tables]] = {}
