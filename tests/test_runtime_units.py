@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -307,6 +308,27 @@ def test_state_json_round_trip_and_errors():
         with pytest.raises(StateError):
             RunState.from_json(bad)
     assert S
+
+
+def test_state_json_is_canonical_whatever_the_key_order_of_its_input():
+    """Records decoded from reordered, padded or partial objects still write the one canonical form."""
+    d = Driver('[stages.a]\navailable_tools = ["write_file"]\n[stages.a.transitions.b]\n[stages.b]\n')
+    d.region("conversation", 2, open_items=[("1", "x")])
+    d.C(ToolCall("write_file", "a.py"))
+    text = d.state.to_json()
+    canonical = json.dumps(d.state.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    assert text == canonical
+    data = json.loads(text)
+    shuffled = {key: data[key] for key in reversed(list(data))}
+    shuffled["visit"] = {key: data["visit"][key] for key in reversed(list(data["visit"]))}
+    shuffled["flags"] = {**data["flags"], "unknown": 1}
+    del shuffled["visit"]["nudges"]  # a missing field takes its default
+    before = json.dumps(shuffled)
+    restored = RunState.from_dict(shuffled)
+    assert json.dumps(shuffled) == before  # the caller's data is left as it was
+    assert restored == d.state and restored.to_json() == text
+    assert list(restored.visit.__dict__) == list(Visit.__dataclass_fields__)
+    assert RunState.from_json(json.dumps(shuffled)).to_json() == text
 
 
 def test_native_events_round_trip_and_bad_lines_are_none():

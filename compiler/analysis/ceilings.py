@@ -180,17 +180,19 @@ def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
     """The most visits and the most inferences along any run (both from the start)."""
     count = len(graph.nodes)
     visits, calls = [0] * count, [0.0] * count
-    out, results, keys = graph.out, graph.visits, graph.visit_keys
+    out, keys = graph.out, graph.visit_keys
+    # Each visit's exits as their inference counts, read once per visit rather than per edge.
+    exit_calls = {key: [exit.max_calls for exit in result.exits] for key, result in graph.visits.items()}
     for node in reversed(order):
-        exits = results[keys[node]].exits
+        most = exit_calls[keys[node]]
         most_visits, most_calls = 0, 0.0
         for number, target in out[node]:
             if type(target) is int:
-                if visits[target] + 1 > most_visits:
+                if visits[target] >= most_visits:
                     most_visits = visits[target] + 1
-                candidate = exits[number].max_calls + calls[target]
+                candidate = most[number] + calls[target]
             else:
-                candidate = exits[number].max_calls
+                candidate = most[number]
             if candidate > most_calls:
                 most_calls = candidate
         visits[node], calls[node] = most_visits, most_calls

@@ -124,10 +124,12 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     entry_states = {0: state}
     #: Per (spent budgets, stage entered): the counts that no longer matter there, to drop.
     relevance: dict[int, tuple[int, tuple[tuple[int, int], ...]] | tuple[()]] = {}
-    #: Per stage: bits of the targets always within budget, and (bit, weight, radix, spent)
-    #: of each budgeted target, to compute the budget answers as one int.
-    answers = budget.bitwise()
-    #: The visit key and plan of each (answers, output, stage), packed into an int.
+    #: Per stage: the budget positions (as bits) of its targets. A target is within budget
+    #: while its count is below the spent count, i.e. while its bit in the run state's spent
+    #: mask is clear, so the mask restricted to these bits decides the budget answers.
+    targets_of = {name: sum(1 << position for _, position in targets if position is not None)
+                  for name, targets in budget.targets.items()}
+    #: The visit key and plan of each (budget answers, output, stage), packed into an int.
     known: dict[int, tuple[tuple, list[tuple]]] = {}
     node = 0
     while node < len(nodes):  # breadth first: nodes are appended in discovery order
@@ -135,12 +137,9 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
             graph.truncated = True  # the states found but not explored keep empty visit keys
             break
         stage, code, final_output = nodes[node]
-        bits, digits = answers[stage]
-        for bit, weight, radix, spent in digits:
-            if (code // weight) % radix < spent:
-                bits |= bit
+        mask = spent_masks[node]
         number_of_stage = stage_number[stage]
-        packed_key = (bits * width + (output_number(final_output) if keeps_output else 0)) * stages + number_of_stage
+        packed_key = ((mask & targets_of[stage]) * width + outputs[final_output]) * stages + number_of_stage
         cached = known.get(packed_key)
         if cached is not None:
             key, plan = cached
@@ -176,21 +175,18 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
         if cached is None:
             known[packed_key] = (key, plan)
         edges, following = out[node], successors[node]
-        mask = spent_masks[node]
         for number, target, weight, spent, after_output, terminal, target_number, output, bit in plan:
             if target is None:
                 edges.append((number, terminal))
                 continue
             successor, successor_mask = code, mask
-            if weight:
-                count = (code // weight) % (spent + 1)
-                if count < spent:
-                    successor += weight
-                    count += 1
-                    if count == spent:
-                        successor_mask |= bit
-                    if count > most[target]:
-                        most[target] = count
+            if weight and not mask & bit:  # a spent count stays spent: no arithmetic for it
+                count = (code // weight) % (spent + 1) + 1
+                successor += weight
+                if count == spent:
+                    successor_mask |= bit
+                if count > most[target]:
+                    most[target] = count
             relevance_key = successor_mask * stages + target_number
             dropped = relevance.get(relevance_key)
             if dropped is None:
@@ -265,15 +261,6 @@ class _BudgetTable:
             )
             for name, targets in self.targets.items()
         }
-
-    def bitwise(self) -> dict[str, tuple[int, tuple[tuple[int, int, int, int], ...]]]:
-        """`pattern` as bits: per stage, the bits always set, and the digits to test."""
-        out = {}
-        for name, digits in self.digits.items():
-            fixed = sum(1 << i for i, (opened, weight, _, _) in enumerate(digits) if weight == 0 and opened)
-            tested = tuple((1 << i, weight, radix, spent) for i, (_, weight, radix, spent) in enumerate(digits) if weight)
-            out[name] = (fixed, tested)
-        return out
 
     def shape(self, stage: str, pattern: tuple[bool, ...]) -> tuple[bool, ...]:
         return tuple(p for p, shaping in zip(pattern, self.shaping[stage]) if shaping)

@@ -104,4 +104,9 @@ def main(argv: list[str] | None = None) -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
-    cli.main(args=argv, prog_name="blueprint")
+    try:
+        cli.main(args=argv, prog_name="blueprint")
+    finally:
+        # The process is about to end and free everything anyway: hiding the objects from the
+        # collector skips the full collection the interpreter runs at exit (5 % of a run).
+        gc.freeze()

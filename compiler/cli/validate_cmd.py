@@ -8,6 +8,7 @@ files are still checked.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from dataclasses import dataclass, field
@@ -118,7 +119,7 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, di
 
 
 def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool) -> Run:
-    from ..pipeline import validate_bytes
+    from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
 
     run = Run()
     for number, path in enumerate(files, 1):
@@ -131,7 +132,8 @@ def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool
             run.unchecked += 1
             continue
         try:
-            result = validate_bytes(path, data, settings[path])
+            large = len(data) >= LARGE_INPUT_BYTES
+            result = (_validate_large if large else validate_bytes)(path, data, settings[path])
         except Exception as exc:  # a bug on one file must not hide the findings of the others
             if os.environ.get("BLUEPRINT_DEBUG"):
                 raise
@@ -144,6 +146,25 @@ def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool
     if progress:
         click.echo(_CLEAR_LINE, nl=False, err=True)
     return run
+
+
+def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
+    """`validate_bytes` on a large file, then its objects are hidden from the collector.
+
+    They live in the run's results until exit anyway. Re-enabling the collector as the library
+    does would make its next pass traverse all of them (a fifth of a second at 10,000
+    stages); `gc.freeze` moves them out of its sight in constant time instead.
+    """
+    from ..pipeline import validate_bytes
+
+    if not gc.isenabled():
+        return validate_bytes(path, data, settings)
+    gc.disable()
+    try:
+        return validate_bytes(path, data, settings)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _problem(message: str, progress: bool) -> None:

@@ -77,6 +77,8 @@ def build_edge(target: str, raw: Any) -> Edge:
 
 def build_stuck(raw: Table) -> StuckThresholds | None:
     """Positive thresholds only (0, negatives and non-integers are unset); None if none is."""
+    if raw.keys().isdisjoint(STUCK_KEYS):  # most edges: no threshold to read
+        return None
     thresholds = StuckThresholds(**{field: get_positive_int(raw, key) for key, field in STUCK_KEYS.items()})
     return thresholds if thresholds.armed else None
 

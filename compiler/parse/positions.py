@@ -287,8 +287,12 @@ class _Scanner:
         bare = _BARE_HEADER.match(text, start)
         if bare is not None:
             i = bare.end()
-            segments = [(m.group(), m.start(), m.end()) for m in _BARE_KEY.finditer(text, start + 1, i - 1)]
-            resolved = self.resolve(segments, False)
+            inside = text[start + 1 : i - 1]
+            if " " in inside or "\t" in inside:
+                segments = [(m.group(), m.start(), m.end()) for m in _BARE_KEY.finditer(text, start + 1, i - 1)]
+                resolved = self.resolve(segments, False)
+            else:
+                resolved = self.resolve_bare(inside.split("."), start + 1)
             entry = self._entry(resolved)
             if entry.header is None:
                 entry.header = (start, i)
@@ -324,6 +328,26 @@ class _Scanner:
                 self._key(resolved, s, e)
             elif resolved in self.aot_last:
                 resolved = resolved + (self.aot_last[resolved],)
+        return resolved
+
+    def resolve_bare(self, names: list[str], offset: int) -> KeyPath:
+        """`resolve` for a `[table]` header of bare keys without spaces, whose segments
+        start at `offset` one dot apart: the same entries, with the lookups inlined (most
+        headers of a blueprint are such, and resolving them was most of the scan)."""
+        entries = self.entries
+        aot_last = self.aot_last
+        resolved: KeyPath = ()
+        for name in names:
+            end = offset + len(name)
+            resolved = resolved + (name,)
+            entry = entries.get(resolved)
+            if entry is None:
+                entries[resolved] = Entry(key=(offset, end))
+            elif entry.key is None:
+                entry.key = (offset, end)
+            if aot_last and resolved in aot_last:
+                resolved = resolved + (aot_last[resolved],)
+            offset = end + 1
         return resolved
 
     def read_pair(self, i: int, table: KeyPath) -> int:

@@ -40,25 +40,46 @@ class SourceFile:
         return self.lines.line_text(line)
 
 
-class LineIndex:
-    """Offset ↔ (line, column) conversion, both 1-based, columns in code points."""
+#: Positions a `LineIndex` finds by counting newlines before it builds its table of line starts.
+_DIRECT_POSITIONS = 16
 
-    __slots__ = ("_text", "_starts")
+
+class LineIndex:
+    """Offset ↔ (line, column) conversion, both 1-based, columns in code points.
+
+    The table of line starts is built on demand: most files have a finding or two, and
+    counting newlines for those costs less than indexing every line of the file.
+    """
+
+    __slots__ = ("_text", "_table", "_direct")
 
     def __init__(self, text: str) -> None:
         self._text = text
-        # Line starts, summed from line lengths (+1 for each "\n") without a Python-level loop.
-        starts = list(accumulate(map(add, map(len, text.split("\n")), repeat(1)), initial=0))
-        starts.pop()  # where a line after the last one would start
-        self._starts = starts
+        self._table: list[int] | None = None
+        self._direct = 0
+
+    @property
+    def _starts(self) -> list[int]:
+        if self._table is None:
+            text = self._text
+            # Line starts, summed from line lengths (+1 for each "\n") without a Python-level loop.
+            starts = list(accumulate(map(add, map(len, text.split("\n")), repeat(1)), initial=0))
+            starts.pop()  # where a line after the last one would start
+            self._table = starts
+        return self._table
 
     @property
     def count(self) -> int:
         return len(self._starts)
 
     def position(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self._starts, offset) - 1
-        return line + 1, offset - self._starts[line] + 1
+        if self._table is None and offset >= 0 and self._direct < _DIRECT_POSITIONS:
+            self._direct += 1  # the same answer as the table's, for a few lookups
+            text = self._text
+            return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+        starts = self._starts
+        line = bisect_right(starts, offset) - 1
+        return line + 1, offset - starts[line] + 1
 
     def span(self, start: int, end: int) -> Span:
         line, column = self.position(start)

@@ -32,9 +32,20 @@ def raw_table(ctx: "RuleContext", path: KeyPath) -> dict[str, Any]:
 
 
 def edges(ctx: "RuleContext") -> Iterator[tuple["Stage", "Edge"]]:
-    for stage in ctx.blueprint.stages:
-        for edge in stage.transitions or ():
-            yield stage, edge
+    found = ctx.memo.get("edges")  # a dozen rules walk every edge; the pairs are listed once
+    if found is None:
+        found = ctx.memo["edges"] = [
+            (stage, edge) for stage in ctx.blueprint.stages for edge in stage.transitions or ()
+        ]
+    return iter(found)
+
+
+def reached_stages(ctx: "RuleContext") -> frozenset[str]:
+    """Stages a run can reach from the entry (`StageGraph.reachable`), found once per file."""
+    found = ctx.memo.get("reached")
+    if found is None:
+        found = ctx.memo["reached"] = frozenset(ctx.graph.reachable())
+    return found
 
 
 def layouts(ctx: "RuleContext") -> Iterator[tuple[KeyPath, "Layout", str | None]]:
@@ -49,14 +60,31 @@ def layouts(ctx: "RuleContext") -> Iterator[tuple[KeyPath, "Layout", str | None]
 
 def raw_region_tables(ctx: "RuleContext") -> Iterator[tuple[KeyPath, dict[str, Any]]]:
     """(regions table path, raw regions table) for the global and every stage layout written."""
+    # Several rules walk these; the list is built once per file (a walk of every stage each).
+    found = ctx.memo.get("raw_region_tables")
+    if found is None:
+        found = ctx.memo["raw_region_tables"] = list(_raw_region_tables(ctx))
+    return iter(found)
+
+
+def _raw_region_tables(ctx: "RuleContext") -> Iterator[tuple[KeyPath, dict[str, Any]]]:
     yield ("context", "regions"), raw_table(ctx, ("context", "regions"))
     for name, stage in raw_table(ctx, ("stages",)).items():
         if isinstance(stage, dict):
-            yield ("stages", name, "context", "regions"), raw_table(ctx, ("stages", name, "context", "regions"))
+            context = stage.get("context")
+            regions = context.get("regions") if isinstance(context, dict) else None
+            yield ("stages", name, "context", "regions"), regions if isinstance(regions, dict) else {}
 
 
 def raw_seeds(ctx: "RuleContext") -> Iterator[tuple[KeyPath, str, dict[str, Any]]]:
     """(seed path, region name, raw seed table) for every region whose `seed` is a table."""
+    found = ctx.memo.get("raw_seeds")  # built once per file, like raw_region_tables
+    if found is None:
+        found = ctx.memo["raw_seeds"] = list(_raw_seeds(ctx))
+    return iter(found)
+
+
+def _raw_seeds(ctx: "RuleContext") -> Iterator[tuple[KeyPath, str, dict[str, Any]]]:
     for prefix, regions in raw_region_tables(ctx):
         for region, raw in regions.items():
             seed = raw.get("seed") if isinstance(raw, dict) else None

@@ -37,6 +37,8 @@ class RuleContext:
         self.document = document
         self.blueprint = blueprint
         self.settings = settings
+        #: What several rules derive from the document, computed once per file (rules/common.py).
+        self.memo: dict[str, Any] = {}
 
     @cached_property
     def index(self) -> PositionIndex:
@@ -52,6 +54,11 @@ class RuleContext:
         """The value the document holds at `path`, or `default` when it has none."""
         node: Any = self.document
         for part in path:
+            if type(node) is dict and type(part) is str:  # the common step, without isinstance calls
+                node = node.get(part, MISSING)
+                if node is MISSING:
+                    return default
+                continue
             if isinstance(part, int):
                 if not isinstance(node, list) or not -len(node) <= part < len(node):
                     return default

@@ -79,6 +79,7 @@ class Registry:
         self.rules: dict[str, RuleInfo] = {}
         self.checks: list[Check] = []
         self._loaded = False
+        self._grouped: tuple[list[Check], int, dict[str, tuple[Check, ...]]] | None = None
 
     def define(self, info: RuleInfo) -> RuleInfo:
         if info.code in self.rules:
@@ -111,6 +112,18 @@ class Registry:
     def checks_for(self, family: str) -> list[Check]:
         self.load()
         return [c for c in self.checks if c.family == family]
+
+    def checks_by_family(self) -> dict[str, tuple[Check, ...]]:
+        """`checks_for` of every family, grouped once (the pipeline asks per file)."""
+        self.load()
+        grouped = self._grouped
+        if grouped is None or grouped[0] is not self.checks or grouped[1] != len(self.checks):
+            by_family: dict[str, list[Check]] = {}  # (re)built when a check is added
+            for c in self.checks:
+                by_family.setdefault(c.family, []).append(c)
+            families = {family: tuple(checks) for family, checks in by_family.items()}
+            grouped = self._grouped = (self.checks, len(self.checks), families)
+        return grouped[2]
 
 
 REGISTRY = Registry()

@@ -10,11 +10,11 @@ in place (the machine copies on write), so a state can be shared and compared fr
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..ir.model import NudgeConfig
-from .events import Event, event_from_dict, event_to_dict
+from .events import Event
 
 STATE_VERSION = 1
 
@@ -163,32 +163,14 @@ class RunState:
         return self.regions.get(name, EMPTY_REGION)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"state_version": STATE_VERSION}
-        values = self.__dict__
-        for name in _FIELDS[RunState]:
-            value = values[name]
-            if type(value) in _PLAIN:
-                out[name] = value
-            else:
-                out[name] = [event_to_dict(e) for e in value] if name == "parked" else _encode(value)
-        return out
+        return _state_dict(self)
 
     def to_json(self) -> str:
-        return _JSON.encode(self.to_dict())
+        return _state_json(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> "RunState":
-        if not isinstance(data, dict):
-            raise StateError("a run state is a JSON object")
-        version = data.get("state_version")
-        if version != STATE_VERSION:
-            raise StateError(f"unsupported state_version {version!r} (this runner reads {STATE_VERSION})")
-        try:
-            return _decode_state(data)
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            if isinstance(exc, StateError):
-                raise
-            raise StateError(f"malformed run state: {exc}") from exc
+        return _read_state(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "RunState":
@@ -196,7 +178,7 @@ class RunState:
             data = json.loads(text)
         except (ValueError, TypeError) as exc:
             raise StateError(f"a run state must be JSON: {exc}") from exc
-        return cls.from_dict(data)
+        return _read_state(data)
 
 
 def flags_report(state: RunState) -> dict[str, Any]:
@@ -211,253 +193,8 @@ def flags_report(state: RunState) -> dict[str, Any]:
     return out
 
 
-# --- encoding ---------------------------------------------------------------------------------
-
-_RECORDS = (RegionSnapshot, Injection, Outcome, Visit, Flags)
-#: Field names per record type, in declaration order (looked up once, not per call).
-_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (*_RECORDS, RunState)}
-#: `json.dumps(…, ensure_ascii=False, separators=(",", ":"))`, built once: `dumps` builds an
-#: encoder on every call when given options.
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-#: Values that are their own JSON form (most fields of a state): no call to encode them.
-_PLAIN = frozenset({str, int, float, bool, type(None)})
-
-
-def _encode(value: Any) -> Any:
-    kind = type(value)
-    if kind in _PLAIN:
-        return value
-    names = _FIELDS.get(kind)
-    if names is not None:
-        values = value.__dict__
-        out = {}
-        for name in names:
-            item = values[name]
-            out[name] = item if type(item) in _PLAIN else _encode(item)
-        return out
-    if kind is dict:
-        return {k: v if type(v) in _PLAIN else _encode(v) for k, v in value.items()}
-    if kind is tuple:
-        return [v if type(v) in _PLAIN else _encode(v) for v in value]
-    if kind is NudgeConfig:
-        return {"enabled": value.enabled, "max": value.max, "text": value.text}
-    return value
-
-
-# --- decoding: strict, with a StateError naming the field that is wrong -----------------------
-
-Reader = Callable[[Any, str], Any]
-
-
-def _check(value: Any, types: tuple[type, ...], what: str) -> Any:
-    if type(value) not in types:
-        raise StateError(f"{what} has the wrong type")
-    return value
-
-
-_INT, _NUM, _STR, _BOOL, _LIST, _DICT = (int,), (int, float), (str,), (bool,), (list,), (dict,)
-
-
-def _int(value: Any, what: str) -> int:
-    if type(value) is not int:
-        raise StateError(f"{what} has the wrong type")
-    return value
-
-
-def _str(value: Any, what: str) -> str:
-    if type(value) is not str:
-        raise StateError(f"{what} has the wrong type")
-    return value
-
-
-def _bool(value: Any, what: str) -> bool:
-    if type(value) is not bool:
-        raise StateError(f"{what} has the wrong type")
-    return value
-
-
-def _opt_str(value: Any, what: str) -> str | None:
-    return None if value is None else _check(value, _STR, what)
-
-
-def _opt_num(value: Any, what: str) -> float | None:
-    return None if value is None else _check(value, _NUM, what)
-
-
-def _strs(value: Any, what: str) -> tuple[str, ...]:
-    if type(value) is not list or not all(type(v) is str for v in value):
-        raise StateError(f"{what} has the wrong type")
-    return tuple(value)
-
-
-def _int_map(value: Any, what: str) -> dict[str, int]:
-    if type(value) is not dict or not all(type(k) is str and type(v) is int for k, v in value.items()):
-        raise StateError(f"{what} has the wrong type")
-    return dict(value)
-
-
-def _str_map(value: Any, what: str) -> dict[str, str]:
-    if type(value) is not dict or not all(type(k) is str and type(v) is str for k, v in value.items()):
-        raise StateError(f"{what} has the wrong type")
-    return dict(value)
-
-
-def _pairs(value: Any, what: str) -> tuple[tuple[str, str], ...]:
-    out = []
-    for item in _check(value, _LIST, what):
-        if len(_check(item, _LIST, what)) != 2:
-            raise StateError(f"{what} holds a pair of the wrong length")
-        out.append((_check(item[0], _STR, what), _check(item[1], _STR, what)))
-    return tuple(out)
-
-
-#: Readers that only check for one exact type.
-_EXACT: dict[Reader, type] = {_int: int, _str: str, _bool: bool}
-
-
-def _member(allowed: tuple[str, ...]) -> Reader:
-    def read(value: Any, what: str) -> str:
-        if value not in allowed:
-            raise StateError(f"{what} must be one of {', '.join(allowed)}")
-        return value
-
-    return read
-
-
-def _record(cls: type, readers: dict[str, Reader]) -> Reader:
-    """A reader that builds `cls` field by field, a missing field taking its default.
-
-    The record is assembled directly (as `run.evolve` does): a frozen dataclass's `__init__`
-    costs a call per field, and a state is read back after every persisted step.
-    """
-    spec = tuple(
-        (
-            f.name,
-            _EXACT.get(readers[f.name]),
-            readers[f.name],
-            None if f.default_factory is MISSING else f.default_factory,
-            f.default,
-        )
-        for f in fields(cls)
-    )
-
-    def read(data: Any, what: str) -> Any:
-        _check(data, _DICT, what)
-        values: dict[str, Any] = {}
-        for name, exact, reader, factory, default in spec:
-            if name in data:
-                value = data[name]
-                if exact is None:
-                    values[name] = reader(value, name)
-                elif type(value) is exact:  # `_int`, `_str`, `_bool` inline: most fields are one
-                    values[name] = value
-                else:
-                    raise StateError(f"{name} has the wrong type")
-            elif factory is not None:
-                values[name] = factory()
-            elif default is not MISSING:
-                values[name] = default
-            else:
-                raise StateError(f"{what} lacks '{name}'")
-        record = object.__new__(cls)
-        object.__setattr__(record, "__dict__", values)
-        return record
-
-    return read
-
-
-def _injection(data: Any, what: str) -> Injection:
-    _check(data, _DICT, what)
-    return Injection(region=_str(data["region"], what), text=_str(data["text"], what), kind=_str(data["kind"], what))
-
-
-def _outcome(data: Any, what: str) -> Outcome | None:
-    if data is None:
-        return None
-    _check(data, _DICT, what)
-    return Outcome(_str(data["kind"], what), _str(data["detail"], what))
-
-
-def _nudge(data: Any, what: str) -> NudgeConfig | None:
-    if data is None:
-        return None
-    _check(data, _DICT, what)
-    enabled, most, text = data.get("enabled"), data.get("max"), data.get("text")
-    return NudgeConfig(
-        enabled=None if enabled is None else _bool(enabled, what),
-        max=None if most is None else _int(most, what),
-        text=_opt_str(text, what),
-    )
-
-
-def _parked(data: Any, what: str) -> tuple[Event, ...]:
-    events = tuple(event_from_dict(item) for item in _check(data, _LIST, what))
-    if any(e is None for e in events):
-        raise StateError("a parked event cannot be read")
-    return events  # type: ignore[return-value]
-
-
-_read_visit = _record(
-    Visit,
-    {
-        **dict.fromkeys(
-            "iterations tool_calls nudges modifications blocked_modifications gate_reentries "
-            "required_rounds output_rounds fan_out_rounds point_cursor point_rounds model_index".split(),
-            _int,
-        ),
-        "edits": _int_map,
-        "entry_digests": _str_map,
-        "stuck_since": _opt_num,
-        "stuck_fired": _bool,
-        "fanned_out": _bool,
-    },
-)
-_read_flags = _record(
-    Flags,
-    {
-        **dict.fromkeys(
-            "max_iterations_hit gates_forced output_forced splits_degraded modified_file_count "
-            "searches_run searches_empty".split(),
-            _int,
-        ),
-        "required_regions_abandoned": _strs,
-        "modified_files": _strs,
-        "workspace_lost": _bool,
-        "no_output_tools": _bool,
-    },
-)
-_read_snapshot = _record(RegionSnapshot, {"hash": _str, "entries": _int, "open_items": _pairs})
-_read_state = _record(
-    RunState,
-    {
-        "stage": _str,
-        "status": _member(STATUSES),
-        "phase": _member(PHASES),
-        "clock": lambda v, w: _check(v, _NUM, w),
-        "iteration": _int,
-        "requests": _int,
-        "visits": _int_map,
-        "visit": _read_visit,
-        "flags": _read_flags,
-        "final_output": _opt_str,
-        "regions": lambda v, w: {_str(k, w): _read_snapshot(x, w) for k, x in _check(v, _DICT, w).items()},
-        "children": _strs,
-        "outcome": _outcome,
-        "offer": _strs,
-        "inject": lambda v, w: tuple(_injection(i, w) for i in _check(v, _LIST, w)),
-        "compact": _strs,
-        "body": _opt_str,
-        "parked": _parked,
-        "resume_status": lambda v, w: None if v is None else _member(STATUSES)(v, w),
-        "reason": _opt_str,
-        "done_via": _opt_str,
-        "unattended": _bool,
-        "global_nudge": _nudge,
-    },
-)
-
-
-def _decode_state(data: dict[str, Any]) -> RunState:
-    if "stage" not in data:
-        raise StateError("a run state names its stage")
-    return _read_state(data, "state")
+# The JSON codec reads the records above; it is imported last because it imports them.
+from .statejson import encode as _encode  # noqa: E402
+from .statejson import read_state as _read_state  # noqa: E402
+from .statejson import state_dict as _state_dict  # noqa: E402
+from .statejson import state_json as _state_json  # noqa: E402

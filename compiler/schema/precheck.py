@@ -108,10 +108,22 @@ def compile_schema(node: Any) -> Check:
         return _yes
     if len(checks) == 1:
         return checks[0]
+    return _every(checks)
+
+
+def _every(checks: list[Check]) -> Check:
+    """True when every check accepts (a plain loop: no generator per value checked)."""
     if len(checks) == 2:
         first, second = checks
         return lambda v: first(v) and second(v)
-    return lambda v: all(check(v) for check in checks)
+
+    def every(value: Any) -> bool:
+        for check in checks:
+            if not check(value):
+                return False
+        return True
+
+    return every
 
 
 def _type(expected: Any) -> Check:
@@ -163,21 +175,38 @@ def _items(schema: Any) -> Check:
     item = compile_schema(schema)
     if item is _yes:
         return _yes
-    return lambda v: not isinstance(v, list) or all(item(x) for x in v)
+
+    def items(value: Any) -> bool:  # a plain loop: no generator per list checked
+        if isinstance(value, list):
+            for element in value:
+                if not item(element):
+                    return False
+        return True
+
+    return items
 
 
 def _any_of(branches: Any) -> Check:
     if not isinstance(branches, list) or not branches:
         return _no
     checks = [compile_schema(b) for b in branches]
-    return lambda v: any(check(v) for check in checks)
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) or second(v)
+
+    def some(value: Any) -> bool:  # a plain loop: no generator per value checked
+        for check in checks:
+            if check(value):
+                return True
+        return False
+
+    return some
 
 
 def _all_of(branches: Any) -> Check:
     if not isinstance(branches, list) or not branches:
         return _no
-    checks = [compile_schema(b) for b in branches]
-    return lambda v: all(check(v) for check in checks)
+    return _every([compile_schema(b) for b in branches]) if len(branches) > 1 else compile_schema(branches[0])
 
 
 def _object(node: dict, only_tables: bool) -> Check:
@@ -195,10 +224,13 @@ def _object(node: dict, only_tables: bool) -> Check:
     def check(value: Any) -> bool:
         if not isinstance(value, dict):
             return not only_tables
+        lookup = known.get
         for key, item in value.items():
-            if not known.get(key, extra)(item):
+            if not lookup(key, extra)(item):
                 return False
-        return len(value) >= least and all(name in value for name in needed)
+        if needed:
+            return len(value) >= least and all(name in value for name in needed)
+        return len(value) >= least
 
     return check
 

@@ -12,7 +12,7 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge
 from ...ir.model import Edge, Stage
-from ..common import edge_path, quoted, stage_path
+from ..common import edge_path, quoted, reached_stages, stage_path
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import blueprint as _blueprint
@@ -151,7 +151,7 @@ def _spendable(graph: StageGraph, stage: Stage, edge: Edge, loop: dict[str, int]
 @check("dead-end-possible", family=FAMILY)
 def check_dead_ends(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
-    reached = set(graph.reachable())
+    reached = reached_stages(ctx)
     loop = graph.component_ids(run_edge)
     for node in graph.nodes:
         stage = node.stage

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge
-from ..common import header, quoted, stage_path
+from ..common import header, quoted, reached_stages, stage_path
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import blueprint as _blueprint
@@ -226,7 +226,7 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     if graph.entry is None:
         return
-    reached = set(graph.reachable())
+    reached = reached_stages(ctx)
     for node in graph.nodes:
         if node.name in reached:
             continue
@@ -249,7 +249,7 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
 @check("cycle-without-max-revisits", family=FAMILY)
 def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
-    reached = set(graph.reachable())
+    reached = reached_stages(ctx)
     unbounded = graph.unbudgeted
     for component in graph.cycles(unbounded):
         if component[0] not in reached:

@@ -63,6 +63,7 @@ def canonical(name: str) -> str:
     return TOOL_ALIASES.get(name, name)
 
 
+@functools.lru_cache(maxsize=1024)  # a few names, asked about per stage, edge and rule
 def spellings(name: str) -> frozenset[str]:
     """Every name that refers to the same tool as `name` (`shell` ↔ `bash`)."""
     target = canonical(name)
@@ -101,7 +102,10 @@ def script_tools(file: str) -> frozenset[str]:
 
 def known_tools(ctx: "RuleContext") -> frozenset[str]:
     """Every plain name the blueprint may use: catalog, its own scripts, configured names."""
-    return CATALOG | script_tools(ctx.file) | frozenset(ctx.settings.known_tools)
+    known = ctx.memo.get("known_tools")  # several rules ask; the scripts directory is read once
+    if known is None:
+        known = ctx.memo["known_tools"] = CATALOG | script_tools(ctx.file) | frozenset(ctx.settings.known_tools)
+    return known
 
 
 def is_known(name: str, known: frozenset[str]) -> bool:

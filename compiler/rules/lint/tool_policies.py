@@ -131,10 +131,14 @@ def check_blocking_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if stage.mode != "autonomous" or stage.allow_blocking_tools:
             continue
-        kept = {canonical(tool) for tool in stage.required_tools}
+        kept = None  # the required tools, read only for a stage that grants a blocking tool
         for index, tool in string_entries(ctx.raw(stage_path(stage.name) + ("available_tools",), None)):
             name = canonical(tool)
-            if name in BLOCKING_INTERACTION_TOOLS and name not in kept:
+            if name not in BLOCKING_INTERACTION_TOOLS:
+                continue
+            if kept is None:
+                kept = {canonical(required) for required in stage.required_tools}
+            if name not in kept:
                 yield ctx.report(
                     "blocking-tool-in-autonomous-stage",
                     f"stage '{stage.name}' is autonomous but grants '{tool}', which suspends the run until "
@@ -150,17 +154,23 @@ def check_shell_policy(ctx: RuleContext) -> Iterator[Diagnostic]:
     # Any written policy counts, even a misspelt one (the schema layer reports its value).
     agent_level = set(raw_table(ctx, ("tool_permissions",)))
     for stage in ctx.blueprint.stages:
+        granted = [
+            (index, tool)
+            for index, tool in string_entries(ctx.raw(stage_path(stage.name) + ("available_tools",), None))
+            if canonical(tool) == SHELL_TOOL
+        ]
+        if not granted:  # most stages: no permission table to read
+            continue
         if shell & (agent_level | set(raw_table(ctx, stage_path(stage.name) + ("tool_permissions",)))):
             continue
-        for index, tool in string_entries(ctx.raw(stage_path(stage.name) + ("available_tools",), None)):
-            if canonical(tool) == SHELL_TOOL:
-                yield ctx.report(
-                    "implicit-shell-policy",
-                    f"stage '{stage.name}' grants '{tool}' with no permission set for it, so its commands "
-                    "default to ask, and an unattended run waits on that prompt instead of being refused",
-                    stage_path(stage.name) + ("available_tools", index),
-                    anchor="value",
-                )
+        for index, tool in granted:
+            yield ctx.report(
+                "implicit-shell-policy",
+                f"stage '{stage.name}' grants '{tool}' with no permission set for it, so its commands "
+                "default to ask, and an unattended run waits on that prompt instead of being refused",
+                stage_path(stage.name) + ("available_tools", index),
+                anchor="value",
+            )
 
 
 @check("routing-without-region-read", family=FAMILY)
