@@ -24,8 +24,9 @@ from .suppress import apply_suppressions
 
 #: Check families `validate` runs, in order.
 VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
-#: Check families `check` runs on a file without errors: validate's, then the run analysis.
-CHECK_FAMILIES: tuple[str, ...] = (*VALIDATE_FAMILIES, "analysis")
+#: Check families `check` adds on a file without errors: the run analysis.
+ANALYSIS_FAMILIES: tuple[str, ...] = ("analysis",)
+CHECK_FAMILIES: tuple[str, ...] = (*VALIDATE_FAMILIES, *ANALYSIS_FAMILIES)
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class FileResult:
     blueprint: Blueprint | None = None
     source: SourceFile | None = field(default=None, repr=False, compare=False)
     document: dict | None = field(default=None, repr=False, compare=False)
+    #: The check families that ran (none when the file did not parse).
+    families: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def counts(self) -> Counts:
@@ -57,21 +60,28 @@ def validate_bytes(
     data: bytes,
     settings: Settings = DEFAULT_SETTINGS,
     families: tuple[str, ...] = VALIDATE_FAMILIES,
+    *,
+    when_clean: tuple[str, ...] = (),
 ) -> FileResult:
+    """Check one file. The `when_clean` families run only when `families` left no error
+    (after selection and suppression), as `blueprint check` analyses only sound blueprints;
+    `FileResult.families` tells which ran."""
     if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():
-        return _validate(path, data, settings, families)
+        return _validate(path, data, settings, families, when_clean)
     # A large document becomes hundreds of thousands of long-lived objects, which CPython's
     # generational collector rescans again and again while they are being built (a quarter
     # of the time at 1,000 stages, a third at 10,000). Nothing here creates cyclic garbage
     # worth collecting mid-call, so the collector is paused for the call and resumed after it.
     gc.disable()
     try:
-        return _validate(path, data, settings, families)
+        return _validate(path, data, settings, families, when_clean)
     finally:
         gc.enable()
 
 
-def _validate(path: str, data: bytes, settings: Settings, families: tuple[str, ...]) -> FileResult:
+def _validate(
+    path: str, data: bytes, settings: Settings, families: tuple[str, ...], when_clean: tuple[str, ...]
+) -> FileResult:
     source, diagnostics = decode(path, data)
     if any(d.code == "file-too-large" for d in diagnostics):
         return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
@@ -84,6 +94,19 @@ def _validate(path: str, data: bytes, settings: Settings, families: tuple[str, .
 
     blueprint = build_blueprint(document)
     ctx = RuleContext(source, document, blueprint, settings)
+    _run_families(ctx, families, diagnostics)
+    if when_clean:
+        so_far = apply_suppressions(ctx, _select(diagnostics, settings), families)
+        if not any(d.severity == "error" for d in so_far):
+            _run_families(ctx, when_clean, diagnostics)
+            families = (*families, *when_clean)
+    diagnostics = _select(diagnostics, settings)
+    diagnostics = apply_suppressions(ctx, diagnostics, families)
+    return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document, families)
+
+
+def _run_families(ctx: RuleContext, families: tuple[str, ...], diagnostics: list[Diagnostic]) -> None:
+    settings = ctx.settings
     every_rule = not settings.select and not settings.ignore  # the default: no per-check question
     checks = REGISTRY.checks_by_family()
     for family in families:
@@ -91,9 +114,6 @@ def _validate(path: str, data: bytes, settings: Settings, families: tuple[str, .
             if not every_rule and not any(settings.enabled(code, family) for code in check.codes):
                 continue
             diagnostics.extend(_run_check(ctx, check))
-    diagnostics = _select(diagnostics, settings)
-    diagnostics = apply_suppressions(ctx, diagnostics, families)
-    return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document)
 
 
 def validate_text(text: str, path: str = "<string>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:

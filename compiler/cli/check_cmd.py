@@ -105,17 +105,15 @@ def command(
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
-    """Validate one file; when it has no error, validate it again with the analysis family."""
+    """Validate one file and, when that finds no error, explore its runs (the analysis family)."""
     from ..analysis.core import STATE_LIMIT, analyze_cached, state_limit
-    from ..pipeline import CHECK_FAMILIES, validate_bytes
+    from ..pipeline import ANALYSIS_FAMILIES, validate_bytes
 
-    result = validate_bytes(path, data, settings)
-    if not result.ok or result.blueprint is None:
-        return Checked(result, None)
     token = state_limit.set(max_states or STATE_LIMIT)
     try:
-        result = validate_bytes(path, data, settings, families=CHECK_FAMILIES)
-        assert result.blueprint is not None
+        result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
+        if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
+            return Checked(result, None)
         analysis = analyze_cached(result.blueprint)
     finally:
         state_limit.reset(token)

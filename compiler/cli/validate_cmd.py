@@ -3,20 +3,22 @@
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
 --deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
 invalid or no blueprint was found. An unreadable file is reported on stderr and the other
-files are still checked.
+files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
+`--stdin-filename` names it in the report and for the settings lookup.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
-from ..parse.source import read_blueprint
+from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..config import Settings
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
 #: Below this many files a run is quick enough that progress would only flicker.
 PROGRESS_MIN_FILES = 20
 _CLEAR_LINE = "\r\x1b[K"
+#: The path that means standard input, and the name it is reported under by default.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 
 @dataclass
@@ -56,6 +61,11 @@ class Run:
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
 @click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="Report standard input ('-') under this path, and take its settings from the pyproject.toml above it.",
+)
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -68,6 +78,7 @@ def command(
     color: str,
     fix: bool = False,
     diff: bool = False,
+    stdin_filename: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -79,13 +90,19 @@ def command(
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
     overrides = rule_overrides(select, ignore, deny_warnings)
-    paths = paths or (".",)
-    files = blueprint_files(discover(paths), paths)
+    read: Callable[[str], bytes] = read_blueprint
+    if STDIN in paths or (stdin_filename is not None and not paths):
+        files, read = _stdin_input(paths, stdin_filename, fix or diff)
+    else:
+        if stdin_filename is not None:
+            raise CliError("--stdin-filename names standard input: pass '-' as the only path")
+        paths = paths or (".",)
+        files = blueprint_files(discover(paths), paths)
 
     settings = settings_per_file(files, overrides)
     unwritten = _fix(files, settings, fix=fix, diff=diff) if fix or diff else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
-    run = _check(files, settings, progress)
+    run = _check(files, settings, progress, read)
 
     options = ReportOptions(
         color=spec.human and use_color(color),
@@ -96,6 +113,24 @@ def command(
     if run.unchecked or unwritten:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
+
+
+def _stdin_input(paths: tuple[str, ...], name: str | None, fixing: bool) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
+    """The one-file input of `validate -`: its reported name and a reader of standard input."""
+    if paths not in ((), (STDIN,)):
+        raise CliError("'-' reads standard input and cannot be combined with other paths")
+    if fixing:
+        raise CliError("--fix and --diff rewrite files; they cannot work on standard input")
+    if name == "":
+        raise CliError("--stdin-filename must not be empty")
+
+    def read_stdin(_path: str) -> bytes:
+        if sys.stdin is None:  # started with standard input closed
+            raise OSError(errno.EBADF, "standard input is closed")
+        # One byte past the limit is enough for the `file-too-large` diagnostic.
+        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+
+    return (name or STDIN_NAME,), read_stdin
 
 
 def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, diff: bool) -> bool:
@@ -118,7 +153,9 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, di
     return any(message.startswith("cannot write") for message in run.problems)
 
 
-def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool) -> Run:
+def _check(
+    files: tuple[str, ...], settings: dict[str, Settings], progress: bool, read: Callable[[str], bytes] = read_blueprint
+) -> Run:
     from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
 
     run = Run()
@@ -126,7 +163,7 @@ def _check(files: tuple[str, ...], settings: dict[str, Settings], progress: bool
         if progress:
             click.echo(f"\rchecking {number}/{len(files)} files", nl=False, err=True)
         try:
-            data = read_blueprint(path)
+            data = read(path)
         except OSError as exc:
             _problem(f"error: cannot read '{path}': {exc.strerror or exc}", progress)
             run.unchecked += 1
