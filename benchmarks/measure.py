@@ -1,4 +1,4 @@
-"""The four measurements of `run.py`, each returning a `Row` (value, target, met or not).
+"""The measurements of `run.py`, each returning a `Row` (value, target, met or not).
 
 In-process timings use CPU time (`time.process_time`): it counts only the work this process
 did, so a busy machine (other jobs, a CI neighbour) changes it far less than wall time. Each
@@ -102,6 +102,20 @@ def _tool(name: str) -> str | None:
     return str(beside) if beside.exists() else shutil.which(name)
 
 
+def _blueprint(*args: str) -> list[str]:
+    """The `blueprint` command installed beside this Python (else `python -m compiler`)."""
+    tool = _tool("blueprint")
+    return [tool, *args] if tool else [sys.executable, "-m", "compiler", *args]
+
+
+def _cached_bytecode_env(cache: str) -> dict[str, str]:
+    """Bytecode caching on, in `cache`, as an installed tool has it (this machine may set
+    PYTHONDONTWRITEBYTECODE); a first, untimed run fills the cache."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
 def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
     """`blueprint validate FILE` vs `check-jsonschema` on the same file, wall time, interleaved."""
     peer = _tool("check-jsonschema")
@@ -112,15 +126,10 @@ def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
             file=sys.stderr,
         )
         return []
-    ours = [_tool("blueprint") or sys.executable, "validate", "--quiet"]
-    if ours[0] == sys.executable:
-        ours[1:1] = ["-m", "compiler"]
+    ours = _blueprint("validate", "--quiet")
     theirs = [peer, "--schemafile", str(SCHEMA), "--default-filetype", "toml"]
     with tempfile.TemporaryDirectory() as cache:
-        # Both tools run with bytecode caching on, as an installed tool does (this machine
-        # may set PYTHONDONTWRITEBYTECODE); the warm-up run fills the cache.
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = cache
+        env = _cached_bytecode_env(cache)  # for both tools
         rows = []
         for label, path in (("a valid blueprint", blueprint), ("a blueprint with schema errors", invalid)):
             samples: dict[str, list[float]] = {"ours": [], "theirs": []}
@@ -173,9 +182,7 @@ def scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
     with tempfile.TemporaryDirectory() as work:
         big = Path(work) / "scaled.leviath"
         big.write_text(generate.scaled(largest), encoding="utf-8")
-        command = [_tool("blueprint") or sys.executable, "validate", "--quiet", str(big)]
-        if command[0] == sys.executable:
-            command[1:1] = ["-m", "compiler"]
+        command = _blueprint("validate", "--quiet", str(big))
         # The median of three runs: one run of several seconds is easily caught by a burst of load.
         cli_runs = []
         for _ in range(3 if largest >= 1000 else 1):
@@ -206,7 +213,40 @@ def scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
     ]
 
 
-# --- 4. the runner ------------------------------------------------------------------------------
+# --- 4. blueprint check ---------------------------------------------------------------------------
+
+
+def check_row(files: list[Path], repeat: int) -> Row:
+    """`blueprint check FILE` as a process, each file on its own: the slowest file's median
+    wall time (start-up, validation and the exploration of every run)."""
+    medians: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = _cached_bytecode_env(cache)
+        for path in files:
+            runs = []
+            for i in range(repeat + 1):
+                start = time.perf_counter()
+                done = subprocess.run(_blueprint("check", str(path)), env=env, capture_output=True)
+                if i:
+                    runs.append(time.perf_counter() - start)
+                if done.returncode == 2:
+                    raise SystemExit(f"blueprint check {path} failed: {done.stderr.decode(errors='replace')}")
+            name = path.parent.name if path.name == "agent.leviath" else path.stem
+            medians[name] = statistics.median(runs)
+    slowest = max(medians, key=medians.__getitem__)
+    worst = medians[slowest]
+    return Row(
+        "check: blueprint check FILE, the slowest file",
+        worst,
+        "s",
+        "< 1 s",
+        worst < 1.0,
+        f"{worst:.2f} s ({slowest}; {len(files)} files, median {statistics.median(medians.values()):.2f} s)",
+        {"seconds_per_file": medians},
+    )
+
+
+# --- 5. the runner ------------------------------------------------------------------------------
 
 
 def runner_rows(events: int, repeat: int) -> list[Row]:

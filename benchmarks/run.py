@@ -7,7 +7,8 @@ One run measures, on the same inputs:
 2. one file as a process: `blueprint validate FILE` vs `check-jsonschema` with our schema
    (the `bench` extra installs it; without it the row is skipped with a hint);
 3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
-4. the runner: `step` per event over a long generated event stream, and the RunState JSON
+4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
+5. the runner: `step` per event over a long generated event stream, and the RunState JSON
    round trip.
 
 `--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
@@ -43,12 +44,13 @@ PLAN = {
     "process_repeat": (21, 2),
     "scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
     "scaling_repeat": ({100: 15, 1000: 5, 10000: 3}, {10: 2, 20: 2, 40: 2}),
+    "check_repeat": (5, 1),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
 }
 
 
-SECTIONS = ("corpus", "process", "scaling", "runner")
+SECTIONS = ("corpus", "process", "scaling", "check", "runner")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a smoke test of the script")
     parser.add_argument("--out", type=Path, help="where to write the JSON (default: results/latest.json)")
     parser.add_argument("--section", choices=SECTIONS, help=argparse.SUPPRESS)  # one section, as JSON
+    parser.add_argument(
+        "--markdown", type=Path, metavar="JSON", help="print the table of a written report as Markdown (no run)"
+    )
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown_table(json.loads(args.markdown.read_text(encoding="utf-8"))))
+        return 0
     pick = 1 if args.quick else 0
     plan = {key: value[pick] for key, value in PLAN.items()}
     if args.section:
@@ -83,6 +91,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def markdown_table(document: dict) -> str:
+    """The table of docs/performance.md, from a report `run.py` wrote."""
+    header = document["header"]
+    load = ", ".join(f"{value:.2f}" for value in header["load_average"] or [])
+    versions = ", ".join(f"{name} {version}" for name, version in header["packages"].items() if version)
+    lines = [
+        f"Run {header['date']} at commit `{header['commit']}`, {header['platform']}, {header['cpus']} CPUs "
+        f"(load average {load}), {header['implementation']} {header['python']}; {versions}.",
+        "",
+        "| benchmark | measured | target | status |",
+        "|---|---|---|---|",
+    ]
+    status = {True: "met", False: "NOT MET", None: "—"}
+    for row in document["rows"]:
+        lines.append(f"| {row['name']} | {row['shown']} | {row['target']} | {status[row['met']]} |")
+    return "\n".join(lines)
+
+
 def run_section(section: str, plan: dict) -> list:
     if section == "corpus":
         return [measure.corpus_throughput(corpus_files(plan["generated_files"]), plan["corpus_repeat"])]
@@ -92,6 +118,8 @@ def run_section(section: str, plan: dict) -> list:
             return measure.process_rows(valid, invalid, plan["process_repeat"])
     if section == "scaling":
         return measure.scaling_rows(plan["scaling_sizes"], plan["scaling_repeat"])
+    if section == "check":
+        return [measure.check_row(check_inputs(quick=plan["check_repeat"] == 1), plan["check_repeat"])]
     return measure.runner_rows(plan["runner_events"], plan["runner_repeat"])
 
 
@@ -99,6 +127,15 @@ def corpus_files(generated: int) -> list[tuple[str, bytes]]:
     real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
     files = [(str(path), path.read_bytes()) for path in real]
     return files + generate.corpus(generated)
+
+
+def check_inputs(*, quick: bool) -> list[Path]:
+    """The real blueprints (all of them: `check` is judged per file) and the examples; the
+    examples only with --quick."""
+    examples = sorted((HERE.parent / "blueprints").glob("*.leviath"))
+    if quick or not SHARED_CORPUS.is_dir():
+        return examples
+    return sorted(SHARED_CORPUS.rglob("*.leviath")) + examples
 
 
 def process_inputs(work: Path) -> tuple[Path, Path]:
