@@ -3,8 +3,13 @@
 The library never prints and never exits. Start with `validate_file` (every finding of one
 blueprint, positioned), `load` (the typed model, or `BlueprintError` with the findings),
 `compile` (the versioned IR) and `load_ir` (the IR back into the model the stage-runner
-drives). Names are imported on first use, so `import compiler` stays cheap for the CLI and
-for runtimes that only need `compiler.runtime`.
+drives). `compiler.runtime` is the stage-runner that drives it (docs/runner.md) and
+`compiler.analysis` explores every run it allows. Names are imported on first use, so
+`import compiler` stays cheap for the CLI and for runtimes that only need `compiler.runtime`.
+
+Wrong inputs raise, never print: `OSError` for a file that cannot be read, `BlueprintError`
+for a blueprint with errors, `IRError` for an IR document that cannot be read, `TypeError`
+for an argument of the wrong kind.
 """
 
 from __future__ import annotations

@@ -46,6 +46,10 @@ class Related:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One finding: its rule `code`, `severity`, `message` and one-line `fix`, where it is
+    (`file`, key `path`, `span`; `line`/`column` are None when the span is) and the `stage` it
+    concerns, with `related` places that explain it."""
+
     code: str
     severity: Severity
     message: str

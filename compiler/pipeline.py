@@ -66,6 +66,10 @@ def validate_bytes(
     """Check one file. The `when_clean` families run only when `families` left no error
     (after selection and suppression), as `blueprint check` analyses only sound blueprints;
     `FileResult.families` tells which ran."""
+    if not isinstance(path, str) or not isinstance(data, (bytes, bytearray)):
+        raise TypeError(
+            f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})"
+        )
     if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():
         return _validate(path, data, settings, families, when_clean)
     # A large document becomes hundreds of thousands of long-lived objects, which CPython's
@@ -117,6 +121,10 @@ def _run_families(ctx: RuleContext, families: tuple[str, ...], diagnostics: list
 
 
 def validate_text(text: str, path: str = "<string>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+    """Check a blueprint held as text; `path` names it in the findings. Note the order: the
+    text comes first here, the path first in `validate_bytes`."""
+    if not isinstance(text, str):
+        raise TypeError(f"validate_text takes the text as a str, not {type(text).__name__} (bytes: validate_bytes)")
     return validate_bytes(path, text.encode("utf-8"), settings)
 
 

@@ -90,8 +90,16 @@ def analyze(blueprint: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = 
 
     Meant for blueprints without errors (`blueprint check` refuses others); on any IR it
     still terminates and never raises for a blueprint's content. `limit` caps the run states
-    explored; `reduce=False` turns off the shortcuts that only save work.
+    explored; `reduce=False` turns off the shortcuts that only save work. `TypeError` when
+    `blueprint` is not the typed model (`compiler.load`, `compiler.load_ir`).
     """
+    from ..ir.model import Blueprint
+
+    if not isinstance(blueprint, Blueprint):
+        raise TypeError(
+            f"analyze explores a compiler.ir.model.Blueprint, not {type(blueprint).__name__}: get one "
+            "with compiler.load(path), or compiler.load_ir(document) for a compiled IR"
+        )
     runs = explore_runs(blueprint, limit=limit, reduce=reduce)
     complete = not runs.truncated
     adjacency = runs.successors

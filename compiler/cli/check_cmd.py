@@ -13,6 +13,7 @@ refused, 2 usage or I/O error.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -23,8 +24,16 @@ from ..parse.source import read_blueprint
 from ..config import Settings
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
-from .common import blueprint_files, color_option, rule_options, rule_overrides, settings_per_file, use_color
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from .common import (
+    blueprint_files,
+    color_option,
+    rule_options,
+    rule_overrides,
+    settings_per_file,
+    terminal_text,
+    use_color,
+)
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
@@ -73,6 +82,8 @@ def command(
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     overrides = rule_overrides(select, ignore, deny_warnings)
+    if "-" in paths and not os.path.lexists("-"):
+        raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
     files = blueprint_files(discover(paths), paths)
     settings = settings_per_file(files, overrides)
@@ -96,7 +107,7 @@ def command(
     if output_format == "json":
         click.echo(json_report(checked), nl=False)
     elif output_format == "text":
-        click.echo(text_report(checked, options), nl=False, color=options.color)
+        click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
     else:
         click.echo(get_reporter(output_format)(results, options), nl=False)
     if unreadable:

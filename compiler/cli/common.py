@@ -4,6 +4,7 @@ with its settings, and showing its errors."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
@@ -56,6 +57,18 @@ def is_terminal(stream: IO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # a replaced or closed stream
         return False
+
+
+#: A colour (SGR) sequence, which the reporters paint with, or any other control character.
+_SGR_OR_CONTROL = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: str) -> str:
+    """A human report made safe for a terminal: colour sequences stay, every other control
+    character (from a blueprint's names or an event stream) is shown, not obeyed."""
+    from ..render.text import visible
+
+    return _SGR_OR_CONTROL.sub(lambda m: m.group() if len(m.group()) > 1 else visible(m.group()), text)
 
 
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:

@@ -9,11 +9,13 @@ events ran out before it ended (the last line says which), and when the blueprin
 
 from __future__ import annotations
 
+import errno
+import sys
 from pathlib import Path
 
 import click
 
-from .common import check_file, format_option
+from .common import check_file, format_option, terminal_text
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
 
@@ -41,17 +43,22 @@ def command(ctx: click.Context, path: Path, events_path: Path, output_format: st
         click.echo(f"refusing to run '{path}': it has errors", err=True)
         ctx.exit(EXIT_FINDINGS)
 
+    stdin = str(events_path) == "-"
     try:
-        if str(events_path) == "-":
-            text = click.get_text_stream("stdin").read()
-        else:
-            text = events_path.read_bytes().decode("utf-8", errors="replace")
+        data = _read_stdin() if stdin else events_path.read_bytes()
     except OSError as exc:
-        raise CliError(f"cannot read '{events_path}': {exc.strerror or exc}") from exc
+        raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
+    # Undecodable bytes make unreadable lines (counted in the timeline), from a file or a pipe.
+    text = data.decode("utf-8", errors="replace")
 
     ir = result.blueprint
     events, skipped = read_events(text.splitlines())
     trace = replay(ir, events, skipped=skipped, unattended=unattended)
-    render = render_json if output_format == "json" else render_text
-    click.echo(render(ir, trace), nl=False)
+    click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
+
+
+def _read_stdin() -> bytes:
+    if sys.stdin is None:  # started with standard input closed
+        raise OSError(errno.EBADF, "standard input is closed")
+    return sys.stdin.buffer.read()

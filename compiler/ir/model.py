@@ -583,7 +583,8 @@ class Blueprint:
         return any(s.transitions is not None for s in self.stages)
 
     @cached_property
-    def graph(self):  # -> networkx.MultiDiGraph of the stages (see docs/graph.md); networkx loads here
+    def graph(self):  # -> networkx.MultiDiGraph
+        """The stage graph as a networkx `MultiDiGraph` (see docs/graph.md); networkx loads here."""
         from ..graph.nx import to_networkx
 
         return to_networkx(self)

@@ -126,10 +126,10 @@ def read_ir(source: str | bytes | os.PathLike[str] | dict[str, Any]) -> IRDocume
     for key in ("source", "blueprint"):
         if key not in current:
             raise IRError(f"missing top-level key {key!r}")
-    source = _read_source(current["source"])
+    origin = _read_source(current["source"])
     blueprint = decode(current["blueprint"], Blueprint, "blueprint")
     _check_references(blueprint)
-    return IRDocument(blueprint=blueprint, source=source, ir_version=version)
+    return IRDocument(blueprint=blueprint, source=origin, ir_version=version)
 
 
 def upgrade(document: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +184,8 @@ def _check_references(blueprint: Blueprint) -> None:
 def _parse(source: Any) -> Any:
     if isinstance(source, dict):
         return source
+    if isinstance(source, str) and not source.strip():  # no path, and no document either
+        raise IRError("not an IR document: the text is empty")
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         source = Path(source).read_bytes()
     if isinstance(source, (bytes, bytearray)):

@@ -12,6 +12,7 @@ formats.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -33,6 +34,22 @@ _STYLES = {
 }
 
 
+#: Control characters other than tab and newline: written raw they would let a blueprint move
+#: the cursor, clear the screen or set the clipboard of whoever reads the report.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """`text` with each control character shown as its Unicode control picture (ESC as U+241B)
+    or, for C1 controls, U+FFFD: one column each, so carets under a source line still line up."""
+    return _CONTROL.sub(_picture, text) if _CONTROL.search(text) else text
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+
+
 class _Painter:
     def __init__(self, color: bool) -> None:
         self.color = color
@@ -44,21 +61,22 @@ class _Painter:
 def render_diagnostic(diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False) -> str:
     """One finding: the headline, the source excerpt with a caret, related places, the fix."""
     paint = _Painter(color)
-    where = diagnostic.file
+    where = visible(diagnostic.file)
     if diagnostic.span:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
     head = (
         f"{paint('bold', where + ':')} {paint(diagnostic.severity, diagnostic.severity)}"
-        f"{paint('dim', '[' + diagnostic.code + ']')} {diagnostic.message}"
+        f"{paint('dim', '[' + diagnostic.code + ']')} {visible(diagnostic.message)}"
     )
     lines = [head]
     if diagnostic.span and source is not None:
         lines.extend(_excerpt(diagnostic, source, paint))
     for related in diagnostic.related:
-        at = f"{diagnostic.file}:{related.span.line}:{related.span.column}" if related.span else diagnostic.file
-        lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}: {related.message}")
+        file = visible(diagnostic.file)
+        at = f"{file}:{related.span.line}:{related.span.column}" if related.span else file
+        lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}: {visible(related.message)}")
     if diagnostic.fix:
-        lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {diagnostic.fix}")
+        lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {visible(diagnostic.fix)}")
     return "\n".join(lines)
 
 
@@ -79,7 +97,7 @@ def _excerpt(diagnostic: Diagnostic, source: SourceFile, paint: _Painter) -> lis
     bar = paint("blue", "|")
     return [
         f"{gutter} {bar}",
-        f"{paint('blue', number)} {bar} {text.expandtabs(4)}",
+        f"{paint('blue', number)} {bar} {visible(text.expandtabs(4))}",
         f"{gutter} {bar} {paint(diagnostic.severity, caret)}",
     ]
 

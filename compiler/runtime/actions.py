@@ -165,7 +165,12 @@ def build(cls: type, *values: Any) -> Any:
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
-    out: dict[str, Any] = {"action": ACTION_NAMES[type(action)]}
+    """An action as plain JSON values, named by `"action"` (`"run_inference"` …); `TypeError`
+    for anything that is not an action."""
+    name = ACTION_NAMES.get(type(action))
+    if name is None:
+        raise TypeError(f"not a runner action: {type(action).__name__}")
+    out: dict[str, Any] = {"action": name}
     for f in fields(action):
         out[f.name] = _plain(getattr(action, f.name))
     return out

@@ -165,7 +165,11 @@ _NAME_OF: dict[type, str] = {cls: name for name, cls in EVENT_NAMES.items()}
 
 
 def event_name(event: Event) -> str:
-    return _NAME_OF[type(event)]
+    """The native name of an event (`"inference"`, `"tick"` …); `TypeError` for anything else."""
+    name = _NAME_OF.get(type(event))
+    if name is None:
+        raise TypeError(f"not a runner event: {type(event).__name__}")
+    return name
 
 
 # --- reading plain data -----------------------------------------------------------------------

@@ -5,7 +5,9 @@
 
 `step` never mutates its arguments and never raises on an odd event: an event of the wrong
 kind for the current phase, or answering an older request, is ignored (the state comes back
-unchanged and no action is emitted). A state from another blueprint raises `RunnerError`.
+unchanged and no action is emitted). A state that names a stage the blueprint lacks (one
+from another blueprint) raises `RunnerError`; an `ir` that is not a `Blueprint` (an IR
+document still a dict, say) or a `state` that is not a `RunState` raises `TypeError`.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def start(
     layer, below the stage's and the agent's. `unattended`: approve `auto_approve`
     interaction points without asking.
     """
+    _check_types(ir)
     clock = number(now)
     clock = 0 if clock is None else clock
     if not ir.stages:
@@ -83,12 +86,12 @@ def start(
 
 def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[Action, ...]]:
     """Apply one event; return the new state and the actions it calls for, in order."""
+    _check_types(ir, state)
     clean = sanitize(event)
     if clean is None or state.status in TERMINAL_STATUSES:
         return state, ()
     run = Run(ir, state)
-    if run.table is None:
-        raise missing_stage(state.stage)
+    _check_belongs(run)
     if clean.now is not None and clean.now > state.clock:
         run.set(clock=clean.now)
     _dispatch(run, clean)
@@ -97,6 +100,7 @@ def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[
 
 def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     """What the run is waiting on now (the outstanding request or wait), or how it ended."""
+    _check_types(ir, state)
     if state.status == "complete":
         return (Complete(state.stage, state.done_via or "terminal", flags_report(state)),)
     if state.terminal:
@@ -104,8 +108,8 @@ def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.status == "paused":
         return ()
     run = Run(ir, state)
-    if run.table is None and state.phase in ("infer", "route", "interact"):
-        raise missing_stage(state.stage)
+    if state.phase in ("infer", "route", "interact"):
+        _check_belongs(run)
     if state.phase == "infer":
         return (run.inference_action(),)
     if state.phase == "route":
@@ -117,6 +121,34 @@ def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.phase == "workers":
         return (AwaitWorkers(state.stage),)
     return ()
+
+
+_NO_STATE = object()
+
+
+def _check_types(ir: object, state: object = _NO_STATE) -> None:
+    """A clear error for the likeliest mix-ups (the IR dict for the model, a state's JSON)."""
+    if not isinstance(ir, Blueprint):
+        raise TypeError(
+            f"the runner drives a compiler.ir.model.Blueprint, not {type(ir).__name__}: get one with "
+            "compiler.load(path), or compiler.load_ir(document) for a compiled IR"
+        )
+    if state is not _NO_STATE and not isinstance(state, RunState):
+        raise TypeError(
+            f"expected a RunState, not {type(state).__name__}: read a saved state with "
+            "RunState.from_json(text) or RunState.from_dict(data)"
+        )
+
+
+def _check_belongs(run: Run) -> None:
+    """`RunnerError` for a state this blueprint cannot have produced: its stage, or a stage it
+    visited, is not in the blueprint (a state from another blueprint)."""
+    if run.table is None:
+        raise missing_stage(run.state.stage)
+    stages = run.tables.stages
+    if not stages.keys() >= run.state.visits.keys():
+        name = next(name for name in run.state.visits if name not in stages)
+        raise RunnerError(f"the run has visited stage '{name}', which this blueprint does not have")
 
 
 # --- events ---------------------------------------------------------------------------------------

@@ -102,17 +102,19 @@ class StreamReader:
 
     # --- input ------------------------------------------------------------------------------------
 
-    def feed_line(self, line: str) -> list[Event]:
+    def feed_line(self, line: str | bytes) -> list[Event]:
+        """The events one line completes (often none: a tool call waits for its result)."""
         if not line.strip():
             return []
         try:
             data = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             self.skipped += 1
             return []
         return self.feed(data)
 
     def feed(self, data: Any) -> list[Event]:
+        """Like `feed_line`, for a line already parsed."""
         if not isinstance(data, dict):
             self.skipped += 1
             return []
@@ -129,7 +131,7 @@ class StreamReader:
             return []
         try:
             return handler(data)
-        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError, RecursionError):
             self.skipped += 1
             return []
         finally:
@@ -193,7 +195,7 @@ class StreamReader:
         if isinstance(target, _Call) and target.partial:
             try:
                 target.input = json.loads(target.partial)
-            except ValueError:
+            except (ValueError, RecursionError):
                 target.input = None
         return []
 
@@ -365,8 +367,16 @@ def _time_of(data: dict[str, Any]) -> float | None:
     return None
 
 
-def read_events(lines: Iterable[str], tool_names: Mapping[str, str] | None = None) -> tuple[list[Event], int]:
-    """Every event of a recorded stream, and how many lines were skipped."""
+def read_events(
+    lines: Iterable[str] | Iterable[bytes] | str | bytes, tool_names: Mapping[str, str] | None = None
+) -> tuple[list[Event], int]:
+    """Every event of a recorded stream, and how many lines were skipped.
+
+    `lines` is an open file or any iterable of lines; a whole stream as one `str` or `bytes`
+    is split into lines (iterating it would feed it one character at a time).
+    """
+    if isinstance(lines, (str, bytes, bytearray)):
+        lines = lines.splitlines()
     reader = StreamReader(tool_names)
     events: list[Event] = []
     for line in lines:

@@ -163,20 +163,26 @@ class RunState:
         return self.regions.get(name, EMPTY_REGION)
 
     def to_dict(self) -> dict[str, Any]:
+        """The state as plain JSON values, `state_version` first (what `to_json` writes)."""
         return _state_dict(self)
 
     def to_json(self) -> str:
+        """The state as JSON text, to persist between two steps; `from_json` reads it back."""
         return _state_json(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> "RunState":
+        """The state `to_dict` wrote; `StateError` naming the field when `data` is not one."""
         return _read_state(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "RunState":
+        """The state `to_json` wrote; `StateError` when `text` is not one (not JSON, another
+        `state_version`, a field of the wrong type). Whether it belongs to the blueprint it
+        is stepped with is checked by `step` (`RunnerError`)."""
         try:
             data = json.loads(text)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, RecursionError) as exc:
             raise StateError(f"a run state must be JSON: {exc}") from exc
         return _read_state(data)
 
