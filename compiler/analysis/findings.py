@@ -68,11 +68,13 @@ def find_all(graph: "RunGraph", cycle_sets: list[list[int]], *, complete: bool =
 # --- paths through the run graph ---------------------------------------------------------------------
 
 
-def _path_to(graph: "RunGraph", node: int) -> list[tuple[int, tuple, int]]:
-    """The hops from the start to `node` (the first way it was found: fewest visits)."""
+def _path_to(graph: "RunGraph", node: int, parents=None) -> list[tuple[int, tuple, int]]:
+    """The hops from the start to `node` (the first way it was found: fewest visits), along
+    `parents` (node → (parent, visit key, exit number)) when a search keeps its own tree."""
+    parents = graph.parents if parents is None else parents
     hops = []
-    while graph.parents[node] is not None:
-        parent, key, number = graph.parents[node]  # type: ignore[misc]
+    while parents[node] is not None:
+        parent, key, number = parents[node]  # type: ignore[misc]
         hops.append((parent, key, number))
         node = parent
     return hops[::-1]
@@ -237,7 +239,9 @@ def _skipped_outputs(graph: "RunGraph") -> Iterator[Finding]:
         for e in result.exits
     ):
         return  # only output stages end runs
-    seen = {0}
+    # The search keeps its own tree: the run graph's first way to a run state may pass through
+    # an output stage (whose visits need not change the state), and the trace must not.
+    parents: dict[int, tuple[int, tuple, int] | None] = {0: None}
     frontier = [0]
     reported: set[tuple[str, str]] = set()
     while frontier:
@@ -250,24 +254,24 @@ def _skipped_outputs(graph: "RunGraph") -> Iterator[Finding]:
             for number, target in graph.out[node]:
                 exit = result.exits[number]
                 if type(target) is int:
-                    if graph.nodes[target][0] not in output_set and target not in seen:
-                        seen.add(target)
+                    if graph.nodes[target][0] not in output_set and target not in parents:
+                        parents[target] = (node, key, number)
                         following.append(target)
                     continue
                 how = exit.key[1]
                 if exit.kind == "complete" or how == "no_output":
-                    finding = _skip_finding(graph, node, key, number, exit, outputs, reported)
+                    finding = _skip_finding(graph, parents, node, key, number, exit, outputs, reported)
                     if finding is not None:
                         yield finding
         frontier = sorted(following)
 
 
-def _skip_finding(graph, node, key, number, exit, outputs, reported) -> Finding | None:
+def _skip_finding(graph, parents, node, key, number, exit, outputs, reported) -> Finding | None:
     stage = key[0]
     ending = (stage, exit.key[1])
     if ending in reported:
         return None
-    trace = _trace(graph, _path_to(graph, node) + [(node, key, number)])
+    trace = _trace(graph, _path_to(graph, node, parents) + [(node, key, number)])
     if trace is None:
         return None
     reported.add(ending)
