@@ -4,6 +4,8 @@ shared data."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -63,4 +65,18 @@ def assert_codes(source: str, *expected: str, **kwargs) -> None:
     got = sorted(d.code for d in result.diagnostics)
     assert got == sorted(expected), "\n".join(
         f"{d.line}:{d.column} {d.severity}[{d.code}] {d.message}" for d in result.diagnostics
+    )
+
+
+def run_with_stdin_closed(*args: str) -> "subprocess.CompletedProcess[bytes]":
+    """`python -m compiler ARGS` started with file descriptor 0 closed (as some daemons do)."""
+    env = {k: v for k, v in os.environ.items() if k != "BLUEPRINT_DEBUG"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "compiler", *args],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+        preexec_fn=lambda: os.close(0),
     )

@@ -3,15 +3,12 @@ stream, and `blueprint run --events -` on odd standard input."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from click.testing import CliRunner, Result
 
 from compiler.cli.main import cli
-from helpers import ROOT
+from helpers import ROOT, run_with_stdin_closed
 
 #: A stage named with an escape sequence that clears the screen (a TOML escape, so valid TOML).
 HOSTILE = """\
@@ -80,16 +77,7 @@ def test_run_reads_undecodable_standard_input_as_unreadable_lines() -> None:
 
 
 def test_run_with_standard_input_closed_is_an_io_error_not_a_crash() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("BLUEPRINT_DEBUG", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "compiler", "run", str(BLUEPRINT), "--events", "-"],
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        timeout=60,
-        preexec_fn=lambda: os.close(0),
-    )
+    done = run_with_stdin_closed("run", str(BLUEPRINT), "--events", "-")
     assert done.returncode == 2
     assert done.stderr.decode().strip() == "Error: cannot read '<stdin>': standard input is closed"
 

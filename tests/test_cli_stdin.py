@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from compiler.cli.main import cli
 from compiler.parse.source import MAX_FILE_BYTES
-from helpers import ROOT
+from helpers import ROOT, run_with_stdin_closed
 
 BROKEN = '[agent]\nname = "unterminated\n'
 EXAMPLE = sorted((ROOT / "blueprints").glob("*.leviath"))[0]
@@ -87,12 +87,6 @@ def test_a_real_pipe() -> None:
 
 
 def test_a_closed_stdin_is_an_io_error_not_a_crash() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "compiler", "validate", "-"],
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        preexec_fn=lambda: os.close(0),
-    )
+    done = run_with_stdin_closed("validate", "-")
     assert done.returncode == 2
     assert done.stderr.decode().strip() == "error: cannot read '<stdin>': standard input is closed"

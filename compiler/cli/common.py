@@ -3,6 +3,7 @@ with its settings, and showing its errors."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -69,6 +70,14 @@ def terminal_text(text: str) -> str:
     from ..render.text import visible
 
     return _SGR_OR_CONTROL.sub(lambda m: m.group() if len(m.group()) > 1 else visible(m.group()), text)
+
+
+def read_stdin(limit: int = -1) -> bytes:
+    """Standard input as bytes (at most `limit`); a closed one is an `OSError`, as an unreadable
+    file is, not an `AttributeError` on `sys.stdin`."""
+    if sys.stdin is None:  # started with standard input closed
+        raise OSError(errno.EBADF, "standard input is closed")
+    return sys.stdin.buffer.read(limit)
 
 
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:

@@ -9,13 +9,11 @@ events ran out before it ended (the last line says which), and when the blueprin
 
 from __future__ import annotations
 
-import errno
-import sys
 from pathlib import Path
 
 import click
 
-from .common import check_file, format_option, terminal_text
+from .common import check_file, format_option, read_stdin, terminal_text
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
 
@@ -45,7 +43,7 @@ def command(ctx: click.Context, path: Path, events_path: Path, output_format: st
 
     stdin = str(events_path) == "-"
     try:
-        data = _read_stdin() if stdin else events_path.read_bytes()
+        data = read_stdin() if stdin else events_path.read_bytes()
     except OSError as exc:
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
     # Undecodable bytes make unreadable lines (counted in the timeline), from a file or a pipe.
@@ -57,8 +55,3 @@ def command(ctx: click.Context, path: Path, events_path: Path, output_format: st
     click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
-
-def _read_stdin() -> bytes:
-    if sys.stdin is None:  # started with standard input closed
-        raise OSError(errno.EBADF, "standard input is closed")
-    return sys.stdin.buffer.read()

@@ -9,7 +9,6 @@ files are still checked. The path `-` reads one blueprint from standard input (e
 
 from __future__ import annotations
 
-import errno
 import gc
 import os
 import sys
@@ -22,7 +21,16 @@ from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..config import Settings
 from ..discover import discover
 from ..render import REPORTERS, ReportOptions, get_reporter
-from .common import blueprint_files, color_option, is_terminal, rule_options, rule_overrides, settings_per_file, use_color
+from .common import (
+    blueprint_files,
+    color_option,
+    is_terminal,
+    read_stdin,
+    rule_options,
+    rule_overrides,
+    settings_per_file,
+    use_color,
+)
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
 if TYPE_CHECKING:
@@ -124,13 +132,8 @@ def _stdin_input(paths: tuple[str, ...], name: str | None, fixing: bool) -> tupl
     if name == "":
         raise CliError("--stdin-filename must not be empty")
 
-    def read_stdin(_path: str) -> bytes:
-        if sys.stdin is None:  # started with standard input closed
-            raise OSError(errno.EBADF, "standard input is closed")
-        # One byte past the limit is enough for the `file-too-large` diagnostic.
-        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-
-    return (name or STDIN_NAME,), read_stdin
+    # One byte past the limit is enough for the `file-too-large` diagnostic.
+    return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
 def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, diff: bool) -> bool:
