@@ -2,7 +2,8 @@
 
 A file named on the command line is always checked, whatever its name (pre-commit passes
 file names). A directory is searched for `*.leviath` files (`agent.leviath` among them),
-skipping hidden folders, vendored and build folders, and virtual environments, and never
+leaving out what a `PathFilter` excludes (hidden, vendored and build folders by default,
+configured patterns, `.gitignore`; see `compiler.ignore`) and virtual environments, and never
 following a symbolic link out of the directory given. The order is deterministic: the
 paths in command-line order, each directory's files sorted by their path components; a
 file reached twice is checked once.
@@ -14,26 +15,11 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
+from .ignore import PathFilter
+
 BLUEPRINT_NAME = "agent.leviath"
 BLUEPRINT_SUFFIX = ".leviath"
 
-#: Folders that hold other people's code or build output, never blueprints of the project.
-SKIPPED_DIRECTORIES = frozenset(
-    {
-        "__pycache__",
-        "__pypackages__",
-        "_build",
-        "bower_components",
-        "buck-out",
-        "build",
-        "dist",
-        "node_modules",
-        "site-packages",
-        "target",
-        "vendor",
-        "venv",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -44,6 +30,10 @@ class Discovery:
     missing: tuple[str, ...] = ()
     #: Directories that could not be listed (`path: reason`); the search went on without them.
     skipped: tuple[str, ...] = ()
+    #: Folders and blueprint files a search left out (`path: the pattern and where it is from`).
+    excluded: tuple[str, ...] = ()
+    #: Every folder the search listed, in the order listed (`--watch` watches them).
+    folders: tuple[str, ...] = ()
 
 
 def is_blueprint_name(name: str) -> bool:
@@ -51,14 +41,15 @@ def is_blueprint_name(name: str) -> bool:
     return name.endswith(BLUEPRINT_SUFFIX) and not name.startswith(".")
 
 
-def is_skipped_directory(name: str) -> bool:
-    return name.startswith(".") or name in SKIPPED_DIRECTORIES
-
-
-def discover(paths: Iterable[str]) -> Discovery:
+def discover(paths: Iterable[str], path_filter: PathFilter | None = None) -> Discovery:
+    """The blueprint files `paths` name or hold; `path_filter` decides what a directory search
+    leaves out (default: the default exclude patterns and `.gitignore` files)."""
+    path_filter = path_filter or PathFilter()
     files: list[str] = []
     missing: list[str] = []
     skipped: list[str] = []
+    excluded: list[str] = []
+    folders: list[str] = []
     seen: set[str] = set()
 
     def add(display: str, real: str) -> None:
@@ -69,18 +60,22 @@ def discover(paths: Iterable[str]) -> Discovery:
     for given in paths:
         display = os.path.normpath(given)
         if os.path.isdir(given):
-            for found in _search(given, skipped):
+            for found in _search(given, skipped, excluded, folders, path_filter):
                 add(os.path.normpath(os.path.join(given, found)), os.path.realpath(os.path.join(given, found)))
         elif os.path.lexists(given):
             add(display, os.path.realpath(given))
         else:
             missing.append(given)
-    return Discovery(tuple(files), tuple(missing), tuple(skipped))
+    return Discovery(tuple(files), tuple(missing), tuple(skipped), tuple(excluded), tuple(folders))
 
 
-def _search(root: str, skipped: list[str]) -> list[str]:
+def _search(
+    root: str, skipped: list[str], excluded: list[str], folders: list[str], path_filter: PathFilter
+) -> list[str]:
     """Blueprint files below `root`, relative to it, sorted by path components."""
     real_root = os.path.realpath(root)
+    absolute_root = os.path.abspath(root)
+    path_filter.start(absolute_root)
     found: list[tuple[str, ...]] = []
     pending: list[tuple[str, ...]] = [()]
     while pending:
@@ -94,12 +89,19 @@ def _search(root: str, skipped: list[str]) -> list[str]:
             continue
         if parts and any(entry.name == "pyvenv.cfg" for entry in listed):
             continue  # a virtual environment, whatever its name
+        folders.append(os.path.normpath(directory))
+        folder = os.path.join(absolute_root, *parts)
         for entry in listed:
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not is_skipped_directory(entry.name):
-                        pending.append((*parts, entry.name))
-                elif is_blueprint_name(entry.name) and _inside(entry, real_root):
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir and not (is_blueprint_name(entry.name) and _inside(entry, real_root)):
+                    continue
+                why = path_filter.excluded(folder, entry.name, is_dir)
+                if why is not None:
+                    excluded.append(f"{os.path.normpath(os.path.join(directory, entry.name))}: {why}")
+                elif is_dir:
+                    pending.append((*parts, entry.name))
+                else:
                     found.append((*parts, entry.name))
             except OSError:
                 continue  # vanished or unreadable entry: nothing to check there

@@ -21,17 +21,21 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parse.source import read_blueprint
-from ..config import Settings
-from ..discover import discover
+from ..config import ConfigFinder, Overrides, Settings
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
-    blueprint_files,
     color_option,
+    discovery_options,
+    find_blueprints,
+    fixes_of,
+    human_only,
+    rule_docs_url,
     rule_options,
     rule_overrides,
     settings_per_file,
     terminal_text,
     use_color,
+    watch_option,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
@@ -63,6 +67,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@discovery_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -70,6 +75,11 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Leave out the findings and ceilings: only the summary (text and concise formats)."
+)
+@watch_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -77,16 +87,40 @@ def command(
     deny_warnings: bool | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     max_states: int | None,
     color: str,
+    statistics: bool = False,
+    quiet: bool = False,
+    watch: bool = False,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
+    overrides = rule_overrides(select, ignore, deny_warnings, exclude, respect_gitignore)
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
-    files = blueprint_files(discover(paths), paths)
-    settings = settings_per_file(files, overrides)
+    options = ReportOptions(statistics=statistics, quiet=quiet)
+    if watch:
+        from .watch import watch as watch_paths
+
+        watch_paths(paths, overrides, lambda: _check(paths, overrides, output_format, options, color, max_states))
+    sys.exit(_check(paths, overrides, output_format, options, color, max_states))
+
+
+def _check(
+    paths: tuple[str, ...],
+    overrides: Overrides,
+    output_format: str,
+    options: ReportOptions,
+    color: str,
+    max_states: int | None,
+) -> int:
+    """One run of `blueprint check`: the report on stdout; the exit status returned."""
+    finder = ConfigFinder()
+    files = find_blueprints(paths, overrides, finder)
+    settings = settings_per_file(files, overrides, finder)
 
     checked: list[Checked] = []
     failing = unreadable = False
@@ -102,17 +136,22 @@ def command(
         failing = failing or item.result.counts.failing(settings[path].deny_warnings)
 
     spec = REPORTERS[output_format]
-    options = ReportOptions(color=spec.human and use_color(color))
     results = [item.result for item in checked]
+    options = replace(
+        options,
+        color=spec.human and use_color(color),
+        fixes=fixes_of(results, settings) if spec.shows_fixes else {},
+        rule_docs_url=rule_docs_url(finder),
+    )
     if output_format == "json":
-        click.echo(json_report(checked), nl=False)
+        click.echo(json_report(checked, options), nl=False)
     elif output_format == "text":
         click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
     else:
-        click.echo(get_reporter(output_format)(results, options), nl=False)
+        click.echo(get_reporter(output_format)(results, options), nl=False, color=options.color)
     if unreadable:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
@@ -154,32 +193,41 @@ def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> t
 
 
 def text_report(checked: list[Checked], options: ReportOptions) -> str:
-    """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
+    """Findings as `validate` shows them, then each file's ceilings (or why it was not
+    analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
+    and the ceilings."""
     from ..analysis.report import ceilings_text
     from ..diagnostics import Counts
-    from ..render.text import render_diagnostic, render_summary
+    from ..render.text import render_closing, render_diagnostic, render_statistics
 
     blocks: list[str] = []
     total = Counts()
+    diagnostics = [d for item in checked for d in item.result.diagnostics]
     for item in checked:
         result = item.result
         total = total + result.counts
-        blocks.extend(render_diagnostic(d, result.source, color=options.color) for d in result.diagnostics)
-    for item in checked:
+        if not options.quiet:
+            blocks.extend(
+                render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
+                for d in result.diagnostics
+            )
+    for item in [] if options.quiet else checked:
         if item.analysis is not None:
             blocks.append(ceilings_text(item.result.path, item.analysis))
         else:
             blocks.append(f"{item.result.path}: not analysed: it has errors")
-    blocks.append(render_summary(total, len(checked), color=options.color))
+    if options.statistics and diagnostics:
+        blocks.append(render_statistics(diagnostics).rstrip("\n"))
+    blocks.append(render_closing(total, len(checked), diagnostics, options, hint=not options.quiet))
     return "\n\n".join(blocks) + "\n"
 
 
-def json_report(checked: list[Checked]) -> str:
+def json_report(checked: list[Checked], options: ReportOptions | None = None) -> str:
     """The `validate` JSON report with an `analysis` object per file."""
     from ..analysis.report import analysis_json
     from ..render.json import report_document
 
-    document = report_document([item.result for item in checked])
+    document = report_document([item.result for item in checked], options.fixes if options else None)
     for entry, item in zip(document["files"], checked):
         entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"

@@ -11,13 +11,17 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_globs, check_rule_names, settings_for
 from ..parse.source import read_blueprint
+from ..render import REPORTERS
 from .errors import CliError
 
 if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
     from ..discover import Discovery
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
+    from ..render import ReporterSpec
 
 format_option = click.option(
     "--format",
@@ -111,14 +115,23 @@ def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _deny_warnings_option(_select_option(_ignore_option(command)))
 
 
-def rule_overrides(select: tuple[str, ...], ignore: tuple[str, ...], deny_warnings: bool | None) -> Overrides:
-    """What `--select`, `--ignore` and `--deny-warnings` replace in each file's settings; an
-    unknown rule name is a `CliError`."""
+def rule_overrides(
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    deny_warnings: bool | None,
+    exclude: tuple[str, ...] = (),
+    respect_gitignore: bool | None = None,
+) -> Overrides:
+    """What the flags replace in each file's settings (`--select`, `--ignore`,
+    `--deny-warnings`, `--respect-gitignore`) or add to them (`--exclude`); an unknown rule
+    name or a malformed pattern is a `CliError`."""
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
+            exclude=check_globs(exclude, "--exclude") if exclude else None,
+            respect_gitignore=respect_gitignore,
         )
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
@@ -127,6 +140,39 @@ def rule_overrides(select: tuple[str, ...], ignore: tuple[str, ...], deny_warnin
 def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
     names = split_names(values)
     return None if names is None else check_rule_names(names, flag)
+
+
+_exclude_option = click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out paths matching this gitignore-style pattern when searching directories "
+    "(repeatable; adds to the configuration's).",
+)
+_gitignore_option = click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Leave out what .gitignore files ignore when searching directories (default: on).",
+)
+
+
+def discovery_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--exclude` and `--respect-gitignore`, passed on to `rule_overrides`."""
+    return _exclude_option(_gitignore_option(command))
+
+
+def find_blueprints(
+    paths: tuple[str, ...], overrides: Overrides, finder: ConfigFinder, *, warn_skipped: bool = True
+) -> tuple[str, ...]:
+    """The blueprint files `paths` name or hold, searched with the configured exclusions."""
+    from ..discover import discover
+    from ..ignore import PathFilter
+
+    try:
+        found = discover(paths, PathFilter(finder, overrides))
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    return blueprint_files(found, paths, warn_skipped=warn_skipped)
 
 
 def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped: bool = True) -> tuple[str, ...]:
@@ -139,30 +185,35 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
             click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
     if not found.files:
         where = ", ".join(f"'{p}'" for p in paths)
-        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+        left_out = f"; {len(found.excluded)} path(s) left out by exclude patterns or .gitignore" if found.excluded else ""
+        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files{left_out})")
     return found.files
 
 
-def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
-    """Each file's settings; configuration problems stop the run before any file is checked."""
-    finder = ConfigFinder()
+def settings_per_file(
+    files: tuple[str, ...], overrides: Overrides, finder: ConfigFinder | None = None
+) -> dict[str, Settings]:
+    """Each file's settings; configuration problems stop the run before any file is checked.
+    Configuration files passed over (a file of higher precedence beside them) are warned about."""
+    finder = finder if finder is not None else ConfigFinder()
     try:
-        return {path: settings_for(finder.for_file(path), overrides) for path in files}
+        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
+    for warning in dict.fromkeys(finder.warnings):
+        click.echo(f"warning: {warning}", err=True)
+    finder.warnings.clear()
+    return settings
 
 
 def read_with_settings(path: str) -> tuple[bytes, Settings]:
-    """One blueprint's bytes and the settings of its `[tool.blueprint]`; I/O and
-    configuration problems become a `CliError` (exit 2)."""
+    """One blueprint's bytes and the settings of its configuration; I/O and configuration
+    problems become a `CliError` (exit 2)."""
     try:
         data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
-    try:
-        return data, settings_for(ConfigFinder().for_file(path))
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
+    return data, settings_per_file((path,), Overrides())[path]
 
 
 def check_file(path: str) -> "FileResult":
@@ -182,3 +233,46 @@ def report_errors(result: "FileResult", color: str) -> bool:
         paint = use_color(color, sys.stderr)
         click.echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
     return bool(errors)
+
+
+watch_option = click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration "
+    "file changes (needs the [watch] extra).",
+)
+
+
+def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = False, quiet: bool = False) -> None:
+    """`--statistics` and `--quiet` shape the human formats; with a machine format they are a
+    usage error rather than silently dropped."""
+    if (statistics or quiet) and not spec.human:
+        flag = "--statistics" if statistics else "--quiet"
+        human = ", ".join(name for name, reporter in REPORTERS.items() if reporter.human)
+        raise CliError(f"{flag} shapes the human formats ({human}), not '{output_format}'")
+
+
+def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
+    """The fixable findings of every result, with their edits (as `--fix` would make them)."""
+    from ..fix import fixable_codes
+
+    try:
+        from ..fix.edits import fixes_for
+    except ImportError:  # TODO(merge): compiler.fix.edits lands on main
+        return {}
+
+    codes = fixable_codes()
+    fixes: dict["Diagnostic", "Fix"] = {}
+    for result in results:
+        if any(d.code in codes for d in result.diagnostics):
+            fixes.update(fixes_for(result, settings[result.path]))
+    return fixes
+
+
+def rule_docs_url(finder: ConfigFinder) -> str | None:
+    """`rule-docs-url` of the configuration that applies to the working directory."""
+    try:
+        config = finder.for_directory(os.getcwd())
+    except (ConfigError, OSError):  # reported where the files' own settings are read
+        return None
+    return config.rule_docs_url if config is not None else None
