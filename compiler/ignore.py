@@ -42,14 +42,17 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
     lines = list(lines)
     if all(line == ".*" or _PLAIN.fullmatch(line) for line in lines):  # the defaults, and most configurations
         return [(line, True, _component_matcher(line)) for line in lines]
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+    from pathspec import GitIgnoreSpec
 
     compiled: list[tuple[str, bool | None, Matcher]] = []
     for line in lines:
         try:
-            pattern = GitIgnoreSpecPattern(line)
+            (pattern,) = GitIgnoreSpec.from_lines([line]).patterns or (None,)
         except ValueError as exc:
             raise ValueError(f"'{line}' is not a valid pattern: {exc}") from exc
+        if pattern is None:  # an empty line
+            compiled.append((line, None, lambda path: False))
+            continue
         if pattern.include is None:
             compiled.append((line, None, lambda path: False))
         else:

@@ -306,9 +306,13 @@ def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Pa
     created = sorted(set(after) - set(before))
     assert created == sorted(
         [Path("out"), Path("out/docs")]
-        + [Path("out/docs") / f"{stem}{suffix}" for stem in ("same", "same-2", "escape") for suffix in (".md", ".html")]
+        + [
+            Path("out/docs") / f"{stem}{suffix}"
+            for stem in ("same", "same-2", "escape", "index")
+            for suffix in (".md", ".html")
+        ]
     )
-    assert (out / "same.md").read_text(encoding="utf-8").startswith("# same\n")
+    assert (out / "same.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
 
 
 def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
     "graph": ("compiler.cli.graph_cmd:command", "Draw a blueprint's stage graph (mermaid, dot or a text outline)."),
     "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
+    "new": ("compiler.cli.new_cmd:command", "Start an agent from a template: a commented blueprint and its tools/."),
 }
 
 
