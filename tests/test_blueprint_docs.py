@@ -335,7 +335,7 @@ def test_docs_skips_a_blueprint_with_errors_and_exits_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["docs", str(good), str(bad), "-o", str(out)])
     assert result.exit_code == 1
     assert "error[unknown-stage]" in result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md", "index.html", "index.md"]
 
 
 def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
