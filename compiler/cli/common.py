@@ -255,11 +255,7 @@ def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = F
 def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
     """The fixable findings of every result, with their edits (as `--fix` would make them)."""
     from ..fix import fixable_codes
-
-    try:
-        from ..fix.edits import fixes_for
-    except ImportError:  # TODO(merge): compiler.fix.edits lands on main
-        return {}
+    from ..fix.edits import fixes_for
 
     codes = fixable_codes()
     fixes: dict["Diagnostic", "Fix"] = {}

@@ -70,10 +70,7 @@ def finding(d: "Diagnostic", fix: "Fix | None") -> dict[str, Any]:
 
 
 def _default_fixes(results: Sequence["FileResult"]) -> "dict[Diagnostic, Fix]":
-    try:
-        from ..fix.edits import fixes_for
-    except ImportError:  # TODO(merge): compiler.fix.edits lands on main
-        return {}
+    from ..fix.edits import fixes_for
 
     fixes: "dict[Diagnostic, Fix]" = {}
     for result in results:
