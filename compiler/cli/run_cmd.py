@@ -32,7 +32,7 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 def command(ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
     from ..render.text import render_report
-    from ..runtime.ndjson import read_events
+    from ..runtime.ndjson import StreamReader
     from ..runtime.timeline import render_json, render_text, replay
 
     result = check_file(str(path))
@@ -50,8 +50,9 @@ def command(ctx: click.Context, path: Path, events_path: Path, output_format: st
     text = data.decode("utf-8", errors="replace")
 
     ir = result.blueprint
-    events, skipped = read_events(text.splitlines())
-    trace = replay(ir, events, skipped=skipped, unattended=unattended)
+    reader = StreamReader()
+    events = [event for line in text.splitlines() for event in reader.feed_line(line)] + reader.finish()
+    trace = replay(ir, events, skipped=reader.skipped, skipped_lines=reader.skipped_lines, unattended=unattended)
     click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
