@@ -53,11 +53,28 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
         if pattern is None:  # an empty line
             compiled.append((line, None, lambda path: False))
             continue
-        if pattern.include is None:
+        if pattern.include is None or pattern.regex is None:
             compiled.append((line, None, lambda path: False))
         else:
-            compiled.append((line, pattern.include, lambda path, p=pattern: p.match_file(path) is not None))
+            compiled.append((line, pattern.include, _git_matcher(pattern.regex)))
     return compiled
+
+
+def _git_matcher(regex: "re.Pattern[str]") -> Matcher:
+    """pathspec's regex for a line, read as git reads it on a walk. pathspec matches a path
+    by prefix (a file inside a matched folder matches too); for a folder (a path ending in
+    `/`), a match that only the line's own trailing `/` completes (`deep/**` against `deep/`)
+    names what is inside the folder, not the folder, so git still enters it."""
+
+    def matches(path: str) -> bool:
+        found = regex.match(path)
+        if found is None:
+            return False
+        if path.endswith("/") and found.end() == len(path):
+            return found.groupdict().get("ps_d") is not None
+        return True
+
+    return matches
 
 
 def _component_matcher(line: str) -> Matcher:
