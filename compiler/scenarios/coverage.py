@@ -3,7 +3,8 @@
 Like branch coverage for code: every stage should be entered by some scenario, and every
 edge taken, each edge with its condition (a `stuck` or `error` edge is a branch of its own).
 A stage without transitions counts its fall-through to the next stage as an edge, and a
-fan-out stage its hand-off to the merge stage.
+fan-out stage its hand-off to the merge stage. A stage only fan-out workers run (no edge of the
+run leads to it) is not counted.
 """
 
 from __future__ import annotations
@@ -73,7 +74,15 @@ def coverage(blueprint_path: str, ir: "Blueprint", outcomes: Iterable["FileOutco
                 for action in visit.actions:
                     if isinstance(action, TakeEdge):
                         taken.add((action.source, action.target, action.condition))
-    return Coverage(blueprint_path, ir.stage_names, tuple(branches(ir)), frozenset(entered), frozenset(taken))
+    return Coverage(blueprint_path, run_stages(ir), tuple(branches(ir)), frozenset(entered), frozenset(taken))
+
+
+def run_stages(ir: "Blueprint") -> tuple[str, ...]:
+    """The stages a run can move to from its start (a worker-only stage runs in worker runs)."""
+    from ..graph import StageGraph, run_edge
+
+    movable = set(StageGraph.from_blueprint(ir).reachable(where=run_edge))
+    return tuple(name for name in ir.stage_names if name in movable)
 
 
 def render_coverage(reports: Iterable[Coverage]) -> str:
