@@ -31,6 +31,9 @@ from ..runtime.events import (
     WorkspaceLost,
     event_to_dict,
 )
+from ..runtime.events import OUTCOMES
+from ..runtime.policy import SEARCH_TOOL, canonical_tool
+from ..runtime.replies import outcome_of
 from ..runtime.routing import match_reply
 from ..runtime.state import RunState
 from .model import Scenario, Where
@@ -129,8 +132,12 @@ def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> st
             return "text"
         specs = []
         for call in event.tool_calls:
-            words = [call.name] + ([call.path] if call.path is not None else []) + ([call.outcome] if call.outcome != "ok" else [])
-            if call.result is not None or not all(_token(w) for w in words) or call.path in ("ok", "denied", "error", "unavailable", "blocked"):
+            if call.result is not None and canonical_tool(call.name) == SEARCH_TOOL:
+                return None  # a search's result decides whether it counts as empty
+            # Otherwise a result matters only through a `[marker]` that sets the outcome.
+            outcome = outcome_of(call, (call.name,))
+            words = [call.name] + ([call.path] if call.path is not None else []) + ([outcome] if outcome != "ok" else [])
+            if not all(_token(w) for w in words) or call.path in OUTCOMES:
                 return None
             specs.append(" ".join(words))
         return "call " + ", ".join(specs)
