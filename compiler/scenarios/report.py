@@ -99,10 +99,11 @@ def render_text(outcomes: Sequence[FileOutcome], *, color: bool = False, verbose
         for result in outcome.results:
             mark = "PASS" if result.passed else "FAIL"
             listing.append(f"{mark} {visible(path)}::{visible(result.scenario.name)}")
-            for failure in result.failures:
-                lines = [render_diagnostic(failure_diagnostic(path, result, failure), outcome.file.source, color=color)]
-                lines.extend(timeline(result))
-                blocks.append("\n".join(lines))
+            shown = [render_diagnostic(failure_diagnostic(path, result, f), outcome.file.source, color=color)
+                     for f in result.failures]
+            if shown:  # the run once, after the last failure
+                shown[-1] = "\n".join([shown[-1], *timeline(result)])
+            blocks.extend(shown)
         source = outcome.file.source
         blocks.extend(render_diagnostic(d, source, color=color) for d in outcome.problems)
         blueprint = outcome.blueprint_result
