@@ -13,7 +13,7 @@ import difflib
 import os
 from typing import Any
 
-from ..diagnostics import Diagnostic, KeyPath, format_key_path
+from ..diagnostics import Diagnostic, KeyPath, Span, format_key_path
 from ..parse.positions import PositionIndex
 from ..parse.source import SourceFile, decode
 from ..parse.toml import parse_toml
@@ -40,8 +40,9 @@ class _Reader:
         self.diagnostics: list[Diagnostic] = []
 
     def where(self, path: KeyPath, prefer: str = "value") -> Where:
+        """Where `path` is written; the file's start for what is written nowhere (the whole file)."""
         span = self.index.locate(path, prefer)[0] if self.index is not None else None
-        return Where(tuple(path), span)
+        return Where(tuple(path), span or Span.point(1, 1))
 
     def problem(self, code: str, path: KeyPath, message: str, *, prefer: str = "value", fix: str | None = None) -> None:
         where = self.where(path, prefer)

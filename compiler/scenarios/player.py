@@ -276,9 +276,9 @@ def _route_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | Non
     stage = ir.stage(state.stage)
     assert stage is not None
     offered = ", ".join(state.offer) + (", or DONE" if stage.allow_complete else "")
-    if action.data.get("done"):
-        return None if stage.allow_complete else f"'{stage.name}' has no allow_complete, so DONE is not offered (offered: {offered})"
     target = action.data.get("target")
+    if action.data.get("done") and (stage.allow_complete or target is None):
+        return None if stage.allow_complete else f"'{stage.name}' has no allow_complete, so DONE is not offered (offered: {offered})"
     if target is None or target in state.offer:
         return None
     edges = [e for e in stage.edges() if e.target == target]

@@ -148,7 +148,9 @@ def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> st
         message = "" if event.message == _DEFAULT_FAILURE else f": {event.message}"
         return f"fail{kind}{message}"
     if isinstance(event, RegionChanged):
-        return _region(event, before, reused)
+        # A region the blueprint does not declare stays a table: the script's steps name only
+        # regions the blueprint has (a renamed region is then a clear mismatch).
+        return _region(event, before, reused) if event.region in ir.known_regions else None
     if isinstance(event, WorkersFinished):
         return f"workers {event.completed}" + (f" failed {event.failed}" if event.failed else "")
     if isinstance(event, InteractionAnswered):

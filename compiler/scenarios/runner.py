@@ -169,6 +169,8 @@ def script_problems(ir: "Blueprint", scenario: Scenario) -> list[Failure]:
             continue
         for action in visit.actions:
             target = action.data.get("target") if action.verb == "route" else None
+            if action.data.get("done") and stage.allow_complete:
+                target = None  # the word DONE: the run completes
             if target is not None and target not in {e.target for e in stage.edges()}:
                 targets = ", ".join(dict.fromkeys(e.target for e in stage.edges())) or "none"
                 out.append(Failure("script", f"'{stage.name}' has no edge to '{target}' (its edges lead to: {targets})", action.where))

@@ -213,8 +213,8 @@ def _route(rest: str) -> dict[str, Any]:
         return {"reply": said}
     if not head or said is not None or len(head.split()) != 1:
         raise VocabularyError("'route' names one stage ('route review'), or sends a reply as it is ('route: …')")
-    if head.upper() == "DONE":
-        return {"done": True}
+    if head.upper() == "DONE":  # DONE where allow_complete is set, else a stage so named
+        return {"target": head, "done": True}
     return {"target": head}
 
 
@@ -304,7 +304,7 @@ def to_event(action: Action, now: float, serial: int) -> Event:
     if verb == "fail":
         return InferenceFailed(message=data["message"], kind=data["kind"], now=now)
     if verb == "route":
-        reply = "DONE" if data.get("done") else data.get("target") or data.get("reply", "")
+        reply = data.get("target") or ("DONE" if data.get("done") else data.get("reply", ""))
         return RoutingAnswer(reply=reply, now=now)
     if verb == "answer":
         return InteractionAnswered(answer=data["answer"], edited=data["edited"], now=now)
