@@ -140,7 +140,7 @@ def emit_scenarios(checked: list[Checked], directory: str) -> None:
         target = emitted_file(directory, item.result.path)
         try:
             os.makedirs(directory, exist_ok=True)
-            existing = open(target, "rb").read() if os.path.exists(target) else None
+            existing = read_blueprint(target) if os.path.exists(target) else None
             text, added = emit(ir, findings, item.result.path, target, existing)
             if added:
                 write_atomically(target, text.encode("utf-8"))

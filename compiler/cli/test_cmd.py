@@ -61,7 +61,7 @@ def command(
             continue
         outcome = run_file(path, data, pattern=pattern, loader=loader)
         if update and any(f.updatable for r in outcome.results for f in r.failures):
-            text, changed = update_text(data.decode("utf-8"), outcome.results)
+            text, changed = update_text(outcome.file.source.text, outcome.results)  # type: ignore[union-attr]
             try:
                 write_atomically(path, text.encode("utf-8"))
             except OSError as exc:

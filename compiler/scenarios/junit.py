@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from typing import Sequence
 
 from ..render.text import render_diagnostic
-from .report import failure_diagnostic, timeline
+from .report import failure_text
 from .runner import FileOutcome
 
 #: Characters XML 1.0 cannot carry at all, replaced by U+FFFD.
@@ -41,11 +41,9 @@ def render_junit(outcomes: Sequence[FileOutcome]) -> str:
                                  time=_seconds(result.seconds))
             if result.failures:
                 first = result.failures[0]
-                body = [render_diagnostic(failure_diagnostic(path, result, f), outcome.file.source) for f in result.failures]
-                body.append("\n".join(timeline(result)))
                 failure = ET.SubElement(case, "failure", message=_clean(first.message),
                                         type="script-mismatch" if first.key == "script" else "expectation-failed")
-                failure.text = _clean("\n\n".join(body))
+                failure.text = _clean(failure_text(outcome, result))
         for problem in outcome.problems:
             case = ET.SubElement(suite, "testcase", name=_clean(f"{path} ({problem.code})"), classname=classname, time="0.000")
             error = ET.SubElement(case, "error", message=_clean(problem.message), type=problem.code)

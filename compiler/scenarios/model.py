@@ -76,10 +76,6 @@ class Scenario:
     regions: dict[str, int] = field(default_factory=dict)
     description: str | None = None
 
-    @property
-    def id(self) -> str:
-        return self.name
-
 
 @dataclass(frozen=True)
 class ScenarioFile:

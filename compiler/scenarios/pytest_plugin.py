@@ -52,7 +52,16 @@ class ScenarioFile(pytest.File):
         return str(self.path) if relative.startswith("..") else relative
 
 
-class ScenarioItem(pytest.Item):
+class _Reported(pytest.Item):
+    """An item whose failure is shown as `blueprint test` shows it, without a traceback."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+
+class ScenarioItem(_Reported):
     def __init__(self, *, outcome: "FileOutcome", result: "ScenarioResult", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.outcome = outcome
@@ -60,26 +69,16 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self) -> None:
         if not self.result.passed:
-            from ..render.text import render_diagnostic
-            from .report import failure_diagnostic, timeline
+            from .report import failure_text
 
-            path = self.outcome.file.path
-            blocks = [render_diagnostic(failure_diagnostic(path, self.result, f), self.outcome.file.source)
-                      for f in self.result.failures]
-            blocks.append("\n".join(timeline(self.result)))
-            raise ScenarioFailed("\n\n".join(blocks))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ScenarioFailed):
-            return str(excinfo.value)
-        return str(super().repr_failure(excinfo))
+            raise ScenarioFailed(failure_text(self.outcome, self.result))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         span = self.result.scenario.where.span
         return self.path, (span.line - 1 if span else None), f"scenario: {self.name}"
 
 
-class ScenarioProblems(pytest.Item):
+class ScenarioProblems(_Reported):
     """The problems that kept a file's scenarios from running (format errors, a broken blueprint)."""
 
     def __init__(self, *, outcome: "FileOutcome", **kwargs: Any) -> None:
@@ -87,18 +86,9 @@ class ScenarioProblems(pytest.Item):
         self.outcome = outcome
 
     def runtest(self) -> None:
-        from ..render.text import render_diagnostic
+        from .report import problems_text
 
-        blocks = [render_diagnostic(d, self.outcome.file.source) for d in self.outcome.problems]
-        blueprint = self.outcome.blueprint_result
-        if blueprint is not None and not blueprint.ok:
-            blocks += [render_diagnostic(d, blueprint.source) for d in blueprint.diagnostics if d.severity == "error"]
-        raise ScenarioFailed("\n\n".join(blocks))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ScenarioFailed):
-            return str(excinfo.value)
-        return str(super().repr_failure(excinfo))
+        raise ScenarioFailed("\n\n".join(problems_text(self.outcome)))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, "scenario file problems"

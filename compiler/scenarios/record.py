@@ -38,7 +38,7 @@ from ..runtime.routing import match_reply
 from ..runtime.state import RunState
 from .model import Scenario, Where
 from .player import Fed, Played, play
-from .vocabulary import _STEP, VERBS
+from .vocabulary import STEP_PATTERN
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
@@ -113,7 +113,7 @@ def _step(ir: "Blueprint", fed: Fed, delta: float, since_start: float, reused: s
     if isinstance(event, Tick):
         return f"wait {duration(delta)}" if delta > 0 else "tick"
     text = _compact(ir, event, before, reused)
-    if text is None or _STEP.match(text).group("times"):  # type: ignore[union-attr]
+    if text is None or STEP_PATTERN.match(text).group("times"):  # type: ignore[union-attr]
         table = event_to_dict(event)
         if event.now is not None:
             table["now"] = round(since_start, 3)
@@ -266,4 +266,4 @@ def observed(played: Played) -> dict[str, Any]:
     return expect
 
 
-__all__ = ["Recording", "VERBS", "observed", "record", "scenario_toml", "toml_value"]
+__all__ = ["Recording", "observed", "record", "scenario_toml", "toml_value"]

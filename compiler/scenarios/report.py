@@ -90,6 +90,23 @@ def timeline(result: ScenarioResult) -> list[str]:
     return lines
 
 
+def failure_text(outcome: FileOutcome, result: ScenarioResult, *, color: bool = False) -> str:
+    """Every failure of a scenario, each at its line and column, then the script beside the run."""
+    shown = [render_diagnostic(failure_diagnostic(outcome.file.path, result, f), outcome.file.source, color=color)
+             for f in result.failures]
+    return "\n\n".join(shown[:-1] + ["\n".join([shown[-1], *timeline(result)])]) if shown else ""
+
+
+def problems_text(outcome: FileOutcome, *, color: bool = False) -> list[str]:
+    """What kept the file's scenarios from running, and the blueprint's own errors."""
+    blocks = [render_diagnostic(d, outcome.file.source, color=color) for d in outcome.problems]
+    blueprint = outcome.blueprint_result
+    if blueprint is not None and not blueprint.ok:
+        errors = [d for d in blueprint.diagnostics if d.severity == "error"]
+        blocks.extend(render_diagnostic(d, blueprint.source, color=color) for d in errors)
+    return blocks
+
+
 def render_text(outcomes: Sequence[FileOutcome], *, color: bool = False, verbose: bool = False) -> str:
     """Each scenario's verdict, every failure in full, the problems of the files, the totals."""
     blocks: list[str] = []
@@ -99,17 +116,9 @@ def render_text(outcomes: Sequence[FileOutcome], *, color: bool = False, verbose
         for result in outcome.results:
             mark = "PASS" if result.passed else "FAIL"
             listing.append(f"{mark} {visible(path)}::{visible(result.scenario.name)}")
-            shown = [render_diagnostic(failure_diagnostic(path, result, f), outcome.file.source, color=color)
-                     for f in result.failures]
-            if shown:  # the run once, after the last failure
-                shown[-1] = "\n".join([shown[-1], *timeline(result)])
-            blocks.extend(shown)
-        source = outcome.file.source
-        blocks.extend(render_diagnostic(d, source, color=color) for d in outcome.problems)
-        blueprint = outcome.blueprint_result
-        if blueprint is not None and not blueprint.ok:
-            errors = [d for d in blueprint.diagnostics if d.severity == "error"]
-            blocks.extend(render_diagnostic(d, blueprint.source, color=color) for d in errors)
+            if result.failures:
+                blocks.append(failure_text(outcome, result, color=color))
+        blocks.extend(problems_text(outcome, color=color))
     shown = listing if verbose else [line for line in listing if line.startswith("FAIL")]
     parts = ["\n".join(shown)] if shown else []
     parts += blocks

@@ -90,8 +90,6 @@ def run_file(path: str, data: bytes, *, pattern: str | None = None, loader: Blue
     """Read the scenario file `path` (its bytes are `data`) and run its scenarios."""
     file = load_scenarios(path, data)
     problems = list(file.diagnostics)
-    if file.source is None or (problems and not file.scenarios and file.declared == 0):
-        return FileOutcome(file, (), tuple(problems))
     chosen = [s for s in file.scenarios if selected(s, pattern)]
     if not chosen:
         return FileOutcome(file, (), tuple(problems))

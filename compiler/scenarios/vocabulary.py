@@ -87,7 +87,7 @@ VERBS = (
     "wait", "tick", "workers", "child_started", "child_finished", "pause", "resume", "cancel", "workspace_lost",
 )
 _SIMPLE = {"tick": Tick, "pause": Paused, "resume": Resumed, "cancel": Cancel, "workspace_lost": WorkspaceLost}
-_STEP = re.compile(
+STEP_PATTERN = re.compile(
     r"^\s*(?:\+(?P<after>\d+(?:\.\d+)?[smh]?)\s+)?(?P<body>.*?)(?:\s+[x×](?P<times>\d+))?\s*$", re.S
 )
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh]?)$")
@@ -113,7 +113,7 @@ def read_step(value: Any, where: Where) -> Action:
         return _native(value, where)
     if not isinstance(value, str):
         raise VocabularyError(f"a step is a string such as \"text\" or \"route review\", or an event table, not {_kind(value)}")
-    match = _STEP.match(value)
+    match = STEP_PATTERN.match(value)
     assert match is not None  # the pattern matches any text
     body = match.group("body").strip()
     repeat = int(match.group("times")) if match.group("times") else 1
