@@ -114,11 +114,14 @@ def test_an_unreachable_stage_says_who_leads_to_it():
     assert (c.line, c.column) == (6, 9)
 
 
-def test_stages_before_a_non_first_entry_in_a_linear_blueprint():
-    source = '[agent]\nname = "t"\nentry_stage = "b"\n[stages.a]\n[stages.b]\n[stages.c]'
+def test_reachability_is_searched_from_the_first_declared_stage_where_runs_start():
+    # A stage declared before a non-first entry_stage runs (first); it is not unreachable.
+    check('[agent]\nname = "t"\nentry_stage = "b"\n[stages.a]\n[stages.b]\n[stages.c]', "entry-stage-not-first")
+    # The stage entry_stage names, when nothing leads to it from the first, never runs.
+    source = '[agent]\nname = "t"\nentry_stage = "b"\n[stages.a.transitions]\n[stages.b.transitions]'
     check(source, "unreachable-stage", "entry-stage-not-first")
     (d,) = findings(source, "unreachable-stage")
-    assert "runs start at entry stage 'b', not at the first declared stage" in d.message
+    assert d.stage == "b" and "cannot be reached from 'a', where runs start" in d.message
 
 
 def test_output_stage_no_run_enters_is_an_error_not_a_warning():
@@ -364,6 +367,8 @@ def test_entry_stage_not_first():
     (d,) = findings(source, "entry-stage-not-first")
     assert (d.line, d.column, d.end_column, d.stage) == (3, 15, 21, "plan")
     assert d.fix == "declare [stages.plan] first in the file, or drop entry_stage"
+    assert "runs start at 'review', the first declared stage" in d.message
+    assert "under the sandbox and tool permissions of 'plan'" in d.message
     check('[agent]\nname = "t"\nentry_stage = "plan"\n[stages.plan.transitions.review]\n[stages.review.transitions]')
     check('[agent]\nname = "t"\nentry_stage = "nope"\n[stages.plan]', "unknown-entry-stage")
 
@@ -534,7 +539,7 @@ def test_an_edge_back_to_a_single_visit_entry():
         [stages.done.transitions]
         """
     (d,) = findings(source, "edge-target-always-spent")
-    assert d.key_path == "stages.review.transitions.plan" and "as the entry stage" in d.message
+    assert d.key_path == "stages.review.transitions.plan" and "as the stage every run starts in" in d.message
 
 
 OTHER_PATH = """

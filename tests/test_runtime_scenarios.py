@@ -726,17 +726,15 @@ def test_s25_an_unchanged_region_gives_way_after_the_budget():
     assert d.stage == "check" and d.flags.gates_forced == 1
 
 
-def test_s25_the_first_stage_has_a_baseline_only_when_the_host_reports_regions():
-    """Deviation: the reference never baselines stage 0's first visit; we do when `start` gets regions."""
+def test_s25_the_first_stage_never_has_a_baseline():
+    """As in Leviath: the run's first visit takes no revision baselines, seeded regions or not,
+    so a `require_region_updated` gate passes on it unchanged."""
     snippet = S25.replace("[stages.intake]\n", "")
-    d = Driver(snippet)
-    assert d.visit.entry_digests == {}
-    d.T()
-    assert d.stage == "check"  # no baseline: the gate passes unchanged, as in the reference
-    d = Driver(snippet, regions={})
-    assert d.visit.entry_digests == {"plan": ""}
-    d.T()
-    assert d.stage == "plan" and d.visit.gate_reentries == 1
+    for regions in (None, {}):
+        d = Driver(snippet) if regions is None else Driver(snippet, regions=regions)
+        assert d.visit.entry_digests == {}
+        d.T()
+        assert d.stage == "check" and d.visit.gate_reentries == 0
 
 
 S26 = """

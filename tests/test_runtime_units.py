@@ -345,13 +345,14 @@ def test_stale_answers_are_ignored():
     assert d.stage == "b"
 
 
-def test_entry_stage_is_honoured():
-    """Deviation: the reference always starts at the first declared stage."""
+def test_a_run_starts_at_the_first_declared_stage_whatever_entry_stage_says():
+    """As in Leviath: `entry_stage` picks only the first sandbox and permissions there."""
     ir = blueprint('[agent]\nname = "t"\nentry_stage = "b"\n[agent.nudge]\nenabled = false\n[stages.a]\n[stages.b]\n')
     d = Driver(ir)
-    assert d.stage == "b" and d.state.visits == {"b": 1}
+    assert d.stage == "a" and d.state.visits == {"a": 1}
     d.T()
-    assert d.status == "complete" and d.stages_run() == ["b"]
+    d.T()
+    assert d.status == "complete" and d.stages_run() == ["a", "b"]
 
 
 def test_budgets_survive_a_restart():

@@ -206,7 +206,8 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
     if graph.start_state.terminal:
         return
     static = StageGraph.from_blueprint(ir)
-    movable = set(static.reachable(where=run_edge))  # others: unreachable-stage, or worker runs only
+    # Runs start at the first declared stage; others: unreachable from it, or worker runs only.
+    movable = set(static.reachable(ir.start_stage, where=run_edge))
     entered = {stage for stage, _, _ in graph.nodes}
     for stage in ir.stages:
         if stage.name in entered or stage.name not in movable:

@@ -532,7 +532,8 @@ class Blueprint:
     name: str = "unnamed"
     version: str = "0.1.0"
     description: str = ""
-    #: As written; None means the first declared stage (see `entry`).
+    #: As written (None: unset). Runs start at the first declared stage whatever it says
+    #: (`start_stage`); it is kept as data for the checks and tools that read it (`entry`).
     entry_stage: str | None = None
     max_child_depth: int | None = None
     dynamic_tools: bool = False
@@ -572,9 +573,18 @@ class Blueprint:
 
     @property
     def entry(self) -> str:
-        """The stage a run starts in: `entry_stage` when it names a stage, else the first."""
+        """The entry stage as Leviath's validator and lints resolve it: `entry_stage` when it
+        names a stage, else the first. Its static checks search from here, and its daemon
+        takes the first stage's sandbox and tool permissions from it; runs start at
+        `start_stage` all the same."""
         if self.entry_stage is not None and self.stage(self.entry_stage) is not None:
             return self.entry_stage
+        return self.stages[0].name
+
+    @property
+    def start_stage(self) -> str:
+        """The stage every run starts in: the first declared stage, whatever `entry_stage`
+        says (Leviath's runtime always starts there)."""
         return self.stages[0].name
 
     @property

@@ -54,10 +54,11 @@ def start(
     global_nudge: NudgeConfig | None = None,
     unattended: bool = False,
 ) -> tuple[RunState, tuple[Action, ...]]:
-    """A new run in the entry stage (`entry_stage`, else the first), asking for its first inference.
+    """A new run in the first declared stage, asking for its first inference.
 
-    `regions`: the context as the host seeded it. When given, the entry stage's first visit
-    gets revision baselines like every later visit. `global_nudge`: the host's own nudge
+    As in Leviath, a run starts at the first declared stage whatever `entry_stage` says, and
+    that first visit takes no revision baselines (a `require_region_updated` gate passes on
+    it). `regions`: the context as the host seeded it. `global_nudge`: the host's own nudge
     layer, below the stage's and the agent's. `unattended`: approve `auto_approve`
     interaction points without asking.
     """
@@ -67,7 +68,7 @@ def start(
     if not ir.stages:
         state = RunState(stage="", status="error", phase="done", clock=clock, reason="the blueprint has no stages")
         return state, (Fail("", "error", state.reason or "", flags_report(state)),)
-    entry = ir.entry
+    entry = ir.start_stage
     state = RunState(
         stage=entry,
         clock=clock,
@@ -78,8 +79,6 @@ def start(
         global_nudge=global_nudge if isinstance(global_nudge, NudgeConfig) else None,
     )
     run = Run(ir, state)
-    if regions is not None:
-        run.visit(entry_digests=run.entry_digests(run.stage))
     run.ready()
     return run.state, tuple(run.actions)
 

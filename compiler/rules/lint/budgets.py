@@ -222,7 +222,7 @@ def check_spent_targets(ctx: RuleContext) -> Iterator[Diagnostic]:
         if edge.target == stage.name:
             why = f"'{stage.name}' has max_revisits = 0, so it can never be re-entered"
         elif edge.target == graph.entry:
-            why = f"'{edge.target}' has max_revisits = 0 and, as the entry stage, has had its one visit"
+            why = f"'{edge.target}' has max_revisits = 0 and, as the stage every run starts in, has had its one visit"
         else:
             why = (
                 f"'{edge.target}' has max_revisits = 0 and every run reaches '{stage.name}' through it, "
