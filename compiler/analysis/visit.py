@@ -157,7 +157,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         if parent is not None:
             edges.append((parent, node, via))
         for move in moves(ir, stage, state, facts):
-            settled_key = (move.kind, state.final_output)
+            settled_key = (move.kind, state.final_output, state.visit.point_cursor)
             if reduce and move.kind in SETTLED and settled_key in settled:
                 result.exit_edges.append((node, move, settled[settled_key]))
                 continue
@@ -187,10 +187,12 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     return result
 
 
-#: Moves that end the visit the same way from every state with the same final output: on an
-#: inference or routing error the runner runs no hold that could keep the stage and reads no
-#: per-visit counter before taking the error edge; an abort option cancels the run outright.
-#: Each is stepped once per final output; from other states the exit is recorded as found.
+#: Moves that end the visit the same way from every state with the same final output and
+#: interaction-point cursor: on an inference or routing error the runner runs no hold that
+#: could keep the stage and reads no other per-visit counter before it takes the error edge
+#: (or, with interaction points still to ask, ends the run); an abort option cancels the run
+#: outright. Each is stepped once per final output and cursor; from other states the exit is
+#: recorded as found.
 SETTLED = frozenset({"fail", "route_fail", "abort"})
 
 #: Moves after which the runner resolves an error.

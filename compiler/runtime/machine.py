@@ -35,7 +35,7 @@ from .events import (
     number,
     sanitize,
 )
-from .policy import no_output_tools
+from .policy import MERGE_CARRIES, no_output_tools
 from .routing import match_reply
 from .run import Run, RunnerError, missing_stage
 from .state import TERMINAL_STATUSES, Flags, RegionSnapshot, RunState, flags_report
@@ -233,7 +233,7 @@ def _on_workers(run: Run, event: WorkersFinished) -> None:
     elif stage.mode != "fan_out":  # a fan_out tool call from an ordinary stage: the stage goes on
         run.ready()
     elif config is not None and config.merge_stage and run.ir.stage(config.merge_stage) is not None:
-        ending.move(run, config.merge_stage, condition="merge", transform="direct")
+        ending.move(run, config.merge_stage, condition="merge", transform="direct", carry=MERGE_CARRIES)
     else:
         ending.end_stage(run, None)
 
