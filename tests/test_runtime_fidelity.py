@@ -133,3 +133,39 @@ def test_an_error_after_the_points_are_answered_takes_the_error_edge():
     assert d.state.phase == "route"
     d.E("the routing call failed")
     assert d.edges() == [("plan", "rescue", "error")]
+
+
+# --- the default iteration cap ----------------------------------------------------------------
+
+
+def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
+    import json
+
+    import pytest
+
+    from compiler.runtime import STATE_VERSION, InferenceFinished, RunState, ToolCall, start, step
+    from runtime.harness import blueprint
+
+    ir = blueprint('[stages.a]\navailable_tools = ["read_file"]\n[stages.b]\n')
+    state, _ = start(ir, 0.0, default_max_iterations=3)
+    call = InferenceFinished(tool_calls=(ToolCall("read_file"),), now=1.0)
+    state, _ = step(ir, state, call)
+    text = state.to_json()
+    assert json.loads(text)["state_version"] == STATE_VERSION == 2
+    resumed = RunState.from_json(text)
+    assert resumed.default_max_iterations == 3
+    for _ in range(2):
+        resumed, actions = step(ir, resumed, call)
+    assert resumed.stage == "b" and resumed.flags.max_iterations_hit == 1
+    # A state written before the setting existed (version 1) ran with no default cap: it keeps none.
+    old = json.loads(state.to_json())
+    old["state_version"] = 1
+    del old["default_max_iterations"]
+    legacy = RunState.from_json(json.dumps(old))
+    assert legacy.default_max_iterations == 0
+    for _ in range(10):
+        legacy, _ = step(ir, legacy, call)
+    assert legacy.stage == "a" and legacy.flags.max_iterations_hit == 0
+    for bad in (-1, True, 2.5, "50"):
+        with pytest.raises(ValueError, match="default_max_iterations"):
+            start(ir, 0.0, default_max_iterations=bad)

@@ -346,12 +346,25 @@ def test_s14_a_text_reply_on_the_last_turn_ends_the_stage_normally():
     assert d.stages_run() == ["a"] and not d.injected()
 
 
-def test_s14_zero_or_unset_means_no_cap():
+def test_s14_zero_or_unset_takes_the_default_cap():
+    """As Leviath's daemon does: an unset or 0 max_iterations takes the default cap (50)."""
     for cap in ("max_iterations = 0\n", ""):
-        d = Driver(f'[stages.a]\n{cap}available_tools = ["read_file"]\n')
-        for _ in range(60):
+        d = Driver(f'[stages.a]\n{cap}available_tools = ["read_file"]\n[stages.b]\n')
+        for _ in range(50):
             d.C("read_file")
-        assert d.flags.max_iterations_hit == 0 and d.inference.turn == 61
+        assert d.flags.max_iterations_hit == 1 and d.stage == "b"
+        assert "[Stage 'a' hit its iteration cap (50)]" in d.injected()[0]
+
+
+def test_s14_the_default_cap_is_a_run_option_and_0_means_none():
+    d = Driver('[stages.a]\navailable_tools = ["read_file"]\n[stages.b]\n', default_max_iterations=0)
+    for _ in range(60):
+        d.C("read_file")
+    assert d.flags.max_iterations_hit == 0 and d.inference.turn == 61
+    d = Driver('[stages.a]\navailable_tools = ["read_file"]\nmax_iterations = 9\n[stages.b]\n', default_max_iterations=2)
+    for _ in range(9):
+        d.C("read_file")
+    assert d.stage == "b" and d.flags.max_iterations_hit == 1  # a stage's own cap wins
 
 
 def test_s15_a_fan_out_stage_ignores_the_iteration_cap():

@@ -70,6 +70,10 @@ MODIFYING_TOOLS: tuple[str, ...] = ("write_file", "edit_file")
 DEFAULT_PROVIDER = "anthropic"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MAX_NUDGES = 3
+#: The iteration cap of a stage whose `max_iterations` is unset or 0, unless the user's
+#: configuration says otherwise (Leviath's daemon setting `[limits] default_max_iterations`;
+#: our `default-max-iterations`; 0 means no default cap).
+DEFAULT_MAX_ITERATIONS = 50
 DEFAULT_NUDGE_TEXT = (
     "You have tools available. Please use them to complete the task. "
     "Start by reading the relevant files in the working directory."
@@ -520,6 +524,15 @@ class Stage:
     @property
     def normal_edges(self) -> tuple[Edge, ...]:
         return tuple(e for e in self.transitions or () if e.is_normal)
+
+    def iteration_cap(self, default: int = DEFAULT_MAX_ITERATIONS) -> int:
+        """The cap a run enforces before each inference of this stage (0: none). A fan-out
+        stage is never capped; `max_iterations` unset or 0 takes the `default` cap, as
+        Leviath's daemon fills it in."""
+        if self.mode == "fan_out":
+            return 0
+        own = self.max_iterations or 0
+        return own if own > 0 else max(default, 0)
 
     @property
     def is_reviewed(self) -> bool:

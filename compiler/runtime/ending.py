@@ -140,7 +140,7 @@ def resolve(run: "Run", outcome: Outcome | None) -> None:
         take_edge(run, edge, gated=False)
         return
     if outcome is not None and outcome.kind == "max_iterations":
-        run.note("error_report", texts.cap_note(stage.name, stage.max_iterations or 0), "cap")
+        run.note("error_report", texts.cap_note(stage.name, table.cap_for(run.state.default_max_iterations)), "cap")
         edge = table.first_edge(visits, "max_iterations")
         if edge is not None:
             take_edge(run, edge, gated=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
-from ..ir.model import Blueprint, NudgeConfig
+from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
 from . import ending, interaction, replies, texts
 from .actions import Action, AwaitChildren, AwaitWorkers, Complete, Fail
 from .events import (
@@ -53,6 +53,7 @@ def start(
     regions: Regions | None = None,
     global_nudge: NudgeConfig | None = None,
     unattended: bool = False,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
 ) -> tuple[RunState, tuple[Action, ...]]:
     """A new run in the first declared stage, asking for its first inference.
 
@@ -60,9 +61,13 @@ def start(
     that first visit takes no revision baselines (a `require_region_updated` gate passes on
     it). `regions`: the context as the host seeded it. `global_nudge`: the host's own nudge
     layer, below the stage's and the agent's. `unattended`: approve `auto_approve`
-    interaction points without asking.
+    interaction points without asking. `default_max_iterations`: the cap of a stage whose
+    `max_iterations` is unset or 0 (Leviath's daemon default, 50; 0 for none); it is kept in
+    the state, so a resumed run keeps it.
     """
     _check_types(ir)
+    if type(default_max_iterations) is not int or default_max_iterations < 0:
+        raise ValueError(f"default_max_iterations must be an integer of 0 or more, not {default_max_iterations!r}")
     clock = number(now)
     clock = 0 if clock is None else clock
     if not ir.stages:
@@ -77,6 +82,7 @@ def start(
         regions=_snapshots(regions),
         unattended=bool(unattended),
         global_nudge=global_nudge if isinstance(global_nudge, NudgeConfig) else None,
+        default_max_iterations=default_max_iterations,
     )
     run = Run(ir, state)
     run.ready()

@@ -162,7 +162,8 @@ class Run:
             return
         table = self.table
         assert table is not None  # `step` checked the stage
-        if table.cap and state.visit.iterations >= table.cap:
+        cap = table.cap_for(state.default_max_iterations)
+        if cap and state.visit.iterations >= cap:
             self.flag(max_iterations_hit=state.flags.max_iterations_hit + 1)
             ending.end_stage(self, Outcome("max_iterations"))
             return
