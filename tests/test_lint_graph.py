@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from helpers import CORPUS, ROOT, assert_codes, requires_shared, run
 
@@ -507,9 +509,21 @@ def test_stuck_after_iterations_at_or_past_the_cap():
 
 def test_stuck_thresholds_the_cap_leaves_alone():
     check(stuck("stuck_after_iterations = 19"))
-    check(stuck("stuck_after_iterations = 50", stage="max_iterations = 0"))
-    check(stuck("stuck_after_iterations = 50", stage=""))
+    check(stuck("stuck_after_iterations = 49", stage="max_iterations = 0"))
     check(stuck("stuck_after_iterations = 20", stage='mode = "fan_out"\nworker_agent = "x"\nmax_iterations = 20'))
+    uncapped = replace(MINE, default_max_iterations=0)
+    assert_codes(stuck("stuck_after_iterations = 500", stage=""), settings=uncapped)
+
+
+def test_the_default_cap_pre_empts_a_stuck_threshold_at_or_above_it():
+    check(stuck("stuck_after_iterations = 50", stage=""), "stuck-threshold-after-cap")
+    (d,) = findings(stuck("stuck_after_iterations = 60", stage="max_iterations = 0"), "stuck-threshold-after-cap")
+    assert "stops at the default cap of 50 (default-max-iterations) first" in d.message
+    assert_codes(
+        stuck("stuck_after_iterations = 8", stage=""),
+        "stuck-threshold-after-cap",
+        settings=replace(MINE, default_max_iterations=8),
+    )
 
 
 CAPPED_EDGE = """
@@ -522,11 +536,19 @@ condition = "max_iterations"
 
 
 def test_max_iterations_edges_need_a_cap():
-    check("[stages.work]" + CAPPED_EDGE, "max-iterations-edge-without-cap")
-    check("[stages.work]\nmax_iterations = 0" + CAPPED_EDGE, "max-iterations-edge-without-cap")
+    # An unset or 0 max_iterations takes the default cap (50), which fires the edge.
+    check("[stages.work]" + CAPPED_EDGE)
+    check("[stages.work]\nmax_iterations = 0" + CAPPED_EDGE)
     fan_out = '[stages.work]\nmode = "fan_out"\nworker_agent = "x"\nmax_iterations = 5'
     check(fan_out + CAPPED_EDGE, "max-iterations-edge-without-cap")
     check("[stages.work]\nmax_iterations = 5" + CAPPED_EDGE)
+    # With no default cap configured, nothing ends such a stage.
+    uncapped = replace(MINE, default_max_iterations=0)
+    for own in ("", "\nmax_iterations = 0"):
+        assert_codes("[stages.work]" + own + CAPPED_EDGE, "max-iterations-edge-without-cap", settings=uncapped)
+    (d,) = [d for d in run("[stages.work]" + CAPPED_EDGE, settings=uncapped).diagnostics]
+    assert "sets no max_iterations and default-max-iterations is 0" in d.message
+    assert_codes("[stages.work]\nmax_iterations = 5" + CAPPED_EDGE, settings=uncapped)
 
 
 def test_an_edge_back_to_a_single_visit_entry():

@@ -2,8 +2,9 @@
 
 Over the run graph: the longest path, counting one visit per edge into a stage, and for
 inferences each visit's most (`Exit.max_calls`: its iteration limit plus the routing answers
-its gates allow). A cycle means visits are unbounded; a visit without an iteration limit (no
-`max_iterations`, or a fan-out stage, which the cap does not bind) means inferences are.
+its gates allow). A cycle means visits are unbounded; a visit without an iteration limit (a
+fan-out stage, which no cap binds, or a stage without `max_iterations` when the runs' default
+cap is 0) means inferences are.
 Per stage: the most visits (exact), the most inferences in one visit, and their product.
 """
 

@@ -316,6 +316,7 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
         stage_ir = ir.stage(stage)
         targets = [t for t in dict.fromkeys(e.target for e in stage_ir.edges()) if ir.stage(t) is not None]
         available.setdefault(stage, set()).update(t for t, open_ in zip(targets, key[1]) if open_)
+    default = graph.start_state.default_max_iterations
     for stage in ir.stages:
         if stage.name not in visited:
             continue
@@ -327,18 +328,18 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
             yield Finding(
                 "edge-never-taken",
                 f"no run takes transition '{stage.name}' → '{edge.target}' ({edge.condition}): "
-                + _why_not_taken(stage, edge, available.get(stage.name, set()), stage.name in ends_normally),
+                + _why_not_taken(stage, edge, available.get(stage.name, set()), stage.name in ends_normally, default),
                 edge_path(stage.name, edge.target),
                 stage.name,
                 fix=_fix_not_taken(edge),
             )
 
 
-def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_normally: bool) -> str:
+def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_normally: bool, default: int) -> str:
     if edge.target not in available:
         return f"'{edge.target}' has always used up its max_revisits whenever '{stage.name}' runs"
     if edge.condition == "max_iterations":
-        if not stage.max_iterations or stage.mode == "fan_out":
+        if not stage.iteration_cap(default):
             return f"'{stage.name}' has no iteration cap to hit"
         return f"'{stage.name}' is always interrupted or left before it hits its iteration cap"
     if edge.condition == "stuck":

@@ -195,7 +195,7 @@ class StageFacts:
             wanted = gate.require_region_entries
             if wanted is not None:
                 needed[wanted.region] = max(needed.get(wanted.region, 1), wanted.at_least)
-        cap = stage.max_iterations or 0
+        cap = stage.iteration_cap(state.default_max_iterations)
         tool_limit = stuck.tool_calls if stuck is not None else None
         return cls(
             plain_tool=plain,
@@ -210,7 +210,7 @@ class StageFacts:
             at_entry={name: state.region(name) for name in regions},
             gate_budget=max((max(g.max_attempts, 0) for g in gates), default=0),
             tracks_modifications=wants_modifications and modifying_tool is not None,
-            counts_tool_calls=bool(tool_limit) and (cap <= 0 or stage.mode == "fan_out" or tool_limit <= cap),
+            counts_tool_calls=bool(tool_limit) and (cap <= 0 or tool_limit <= cap),
         )
 
 

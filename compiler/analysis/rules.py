@@ -269,7 +269,7 @@ def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
     from .core import analyze_cached
     from .findings import trace_path
 
-    analysis = analyze_cached(ctx.blueprint)
+    analysis = analyze_cached(ctx.blueprint, ctx.settings.default_max_iterations)
     for finding in analysis.findings:
         related = list(finding.related)
         if finding.trace is not None:

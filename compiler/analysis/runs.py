@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere, within_budget
 from ..runtime.run import evolve
@@ -84,10 +85,13 @@ class RunGraph:
         return {"stage": stage, "visits": self.counts(code), "final_output": final_output}
 
 
-def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True) -> RunGraph:
-    """The graph of every run of `ir` (see the module docstring). `reduce=False` explores every
-    visit afresh and without shortcuts (slower; the tests check it finds the same graph)."""
-    state, _ = start(ir, 0)
+def explore_runs(
+    ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True, default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+) -> RunGraph:
+    """The graph of every run of `ir` (see the module docstring), started with the runner's
+    `default_max_iterations`. `reduce=False` explores every visit afresh and without
+    shortcuts (slower; the tests check it finds the same graph)."""
+    state, _ = start(ir, 0, default_max_iterations=default_max_iterations)
     budgets = Budgets(ir)
     keeps_output = bool(output_owed_anywhere(ir))
     graph = RunGraph(ir, budgets, state, keeps_output, limit)
