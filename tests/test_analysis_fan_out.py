@@ -80,3 +80,27 @@ def test_the_corpus_data_analyst_fix_names_the_merge_stage_and_clears_the_findin
     assert finding.stage == "split"
     assert finding.fix.startswith("give fan-out stage 'split' a normal edge to its merge_stage 'build'")
     assert skipped(source.read_bytes() + b"\n[stages.split.transitions.build]\n") == []
+
+
+def test_an_edge_no_routing_answer_can_name_is_explained():
+    source = """
+    [stages.a.transitions.plan]
+    [stages.a.transitions.deep-dive]
+    [stages.plan]
+    max_iterations = 3
+    transitions = {}
+    [stages.deep-dive]
+    max_iterations = 3
+    transitions = {}
+    """
+    (finding,) = analyze(run(source).blueprint).findings
+    assert (finding.code, finding.stage) == ("stage-never-entered", "deep-dive")
+    assert "no routing answer can name it" in finding.message
+    assert finding.fix == "rename the stage with letters, digits and underscores only"
+    # An edge out of a stage that is entered otherwise is the edge's own finding.
+    both = source.replace("[stages.plan]\n", "[stages.plan.transitions.deep-dive]\n[stages.plan]\n").replace(
+        "transitions = {}\n    [stages.deep-dive]", "[stages.deep-dive]", 1
+    )
+    (edge,) = [f for f in analyze(run(both).blueprint).findings if f.code == "edge-never-taken"]
+    assert edge.stage == "a" and "no routing answer can name 'deep-dive'" in edge.message
+    assert edge.fix == "rename the stage with letters, digits and underscores only"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
+from ..runtime.words import words
 from . import traces
 from .traces import Trace
 
@@ -214,13 +215,20 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
             continue
         ways = [edge for edge in static.in_edges(stage.name, run_edge) if edge.source != stage.name]
         related = [(f"{edge.describe()} is never taken", edge.path) for edge in ways]
+        why = "given the edges' conditions and the revisit budgets, none of the ways in is ever taken"
+        fix = "check the conditions and max_revisits on the edges into it, or delete the stage"
+        if any(edge.edge is not None and _unroutable(edge.edge) for edge in ways):
+            why += (
+                "; no routing answer can name it (an answer is read as words of letters, digits and _ "
+                "only, as Leviath reads it), so a routed edge reaches it only as the fallback"
+            )
+            fix = "rename the stage with letters, digits and underscores only"
         yield Finding(
             "stage-never-entered",
-            f"no run can enter stage '{stage.name}': the stage graph leads to it, but given the edges' "
-            "conditions and the revisit budgets, none of the ways in is ever taken",
+            f"no run can enter stage '{stage.name}': the stage graph leads to it, but {why}",
             stage_path(stage.name),
             stage.name,
-            fix="check the conditions and max_revisits on the edges into it, or delete the stage",
+            fix=fix,
             related=tuple(related),
         )
 
@@ -364,10 +372,23 @@ def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_norma
             f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always "
             "ends it first"
         )
+    if _unroutable(edge):
+        return (
+            f"no routing answer can name '{edge.target}': an answer is read as words of letters, digits "
+            "and _ only (as Leviath reads it), so the edge is taken only as the fallback, the first one "
+            "offered, and here another edge always comes first"
+        )
     return f"whenever '{stage.name}' ends normally, the runner takes another way"
 
 
+def _unroutable(edge: "Edge") -> bool:
+    """A normal edge whose target's name is not one routing word, so no answer matches it."""
+    return edge.is_normal and words(edge.target) != [edge.target]
+
+
 def _fix_not_taken(edge: "Edge") -> str:
+    if _unroutable(edge):
+        return "rename the stage with letters, digits and underscores only"
     if edge.condition == "max_iterations":
         return "set a max_iterations the stage can reach, or drop the edge"
     if edge.condition == "stuck":
