@@ -169,3 +169,40 @@ def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
     for bad in (-1, True, 2.5, "50"):
         with pytest.raises(ValueError, match="default_max_iterations"):
             start(ir, 0.0, default_max_iterations=bad)
+
+
+# --- edge order: a deliberate difference -------------------------------------------------------
+
+
+def test_first_means_declaration_order():
+    """Leviath keeps a stage's edges in a hash map, so which of two edges of one condition it
+    takes varies from process to process; the runner takes the first declared, always."""
+    twin_errors = """
+    [stages.a.transitions.done]
+    [stages.a.transitions.second]
+    condition = "error"
+    [stages.a.transitions.first]
+    condition = "error"
+    [stages.done]
+    transitions = {}
+    [stages.first]
+    transitions = {}
+    [stages.second]
+    transitions = {}
+    """
+    d = Driver(twin_errors)
+    d.E("boom")
+    assert d.edges() == [("a", "second", "error")]
+    routed = """
+    [stages.a.transitions.zeta]
+    [stages.a.transitions.alpha]
+    [stages.zeta]
+    transitions = {}
+    [stages.alpha]
+    transitions = {}
+    """
+    d = Driver(routed)
+    d.T()
+    assert d.state.offer == ("zeta", "alpha")
+    d.R("no stage named here")
+    assert d.edges() == [("a", "zeta", "always")]
