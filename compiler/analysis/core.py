@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
+from ..runtime.policy import MERGE_CARRIES
 from . import ceilings as ceiling_rules
 from .ceilings import Ceilings
 from .costs import INFINITE
@@ -53,7 +54,8 @@ class Analysis:
         """The run-state graph (networkx is imported here, on first use).
 
         Nodes are run-state numbers (0 is the start) with `stage`, `visits` (the budgeted
-        stages' counts), `final_output` and `start`; and one node per way a run ends,
+        stages' counts), `final_output`, `carried` (the counters a fan-out hand-off brought
+        into the stage, or None) and `start`; and one node per way a run ends,
         `"end:<stage>:<complete|fail>:<how>"`. Each edge is one way a visit ends: `kind`
         (edge, complete, fail), `target`, `condition`, `inferences` (the most the visit makes,
         None when unbounded) and `moves` (what the host did, on the shortest witness).
@@ -62,8 +64,11 @@ class Analysis:
 
         runs = self.runs
         graph = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
-        for node, (stage, code, final_output) in enumerate(runs.nodes):
-            graph.add_node(node, stage=stage, visits=runs.counts(code), final_output=final_output, start=node == 0)
+        for node, (stage, code, final_output, carry) in enumerate(runs.nodes):
+            carried = dict(zip(MERGE_CARRIES, carry)) if carry is not None else None
+            graph.add_node(
+                node, stage=stage, visits=runs.counts(code), final_output=final_output, carried=carried, start=node == 0
+            )
         for node, edges in enumerate(runs.out):
             result = runs.visits.get(runs.visit_keys[node])
             if result is None:

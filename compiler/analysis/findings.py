@@ -209,7 +209,7 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
     static = StageGraph.from_blueprint(ir)
     # Runs start at the first declared stage; others: unreachable from it, or worker runs only.
     movable = set(static.reachable(ir.start_stage, where=run_edge))
-    entered = {stage for stage, _, _ in graph.nodes}
+    entered = {node[0] for node in graph.nodes}
     for stage in ir.stages:
         if stage.name in entered or stage.name not in movable:
             continue

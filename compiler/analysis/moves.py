@@ -288,7 +288,7 @@ def _inference_moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: 
         out.append(Move("burst", count=stuck.tool_calls))
     if SUBMIT_OUTPUT_TOOL in stage.available_tools and state.final_output != stage.name:
         out.append(Move("submit"))
-    if FAN_OUT_TOOL in stage.available_tools and not visit.fanned_out:
+    if FAN_OUT_TOOL in stage.available_tools:  # a merge stage may infer already marked as fanned out
         out.append(Move("fan_out"))
         if stage.mode == "fan_out":
             out.append(Move("fan_out_empty"))
