@@ -206,3 +206,21 @@ def test_first_means_declaration_order():
     assert d.state.offer == ("zeta", "alpha")
     d.R("no stage named here")
     assert d.edges() == [("a", "zeta", "always")]
+
+
+def test_a_batch_of_inline_tools_counts_its_modifications():
+    """Deliberate difference: Leviath records no modification for a batch made only of tools it
+    handles inline (context tools among them); the runner records every call alike."""
+    snippet = """
+    [stages.notes]
+    available_tools = ["context_write"]
+    [stages.notes.transitions.done]
+    gate = { require_modifications = true, tools = ["context_write"] }
+    [stages.done]
+    transitions = {}
+    """
+    d = Driver(snippet)
+    d.C("context_write")
+    assert d.visit.modifications == 1
+    d.T()
+    assert d.stage == "done" and d.flags.gates_forced == 0
