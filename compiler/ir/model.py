@@ -545,8 +545,8 @@ class Blueprint:
     name: str = "unnamed"
     version: str = "0.1.0"
     description: str = ""
-    #: As written (None: unset). Runs start at the first declared stage whatever it says
-    #: (`start_stage`); it is kept as data for the checks and tools that read it (`entry`).
+    #: As written (null: unset). Runs start at the first declared stage whatever it says, as in
+    #: Leviath, which reads it only to pick the first stage's sandbox and tool permissions.
     entry_stage: str | None = None
     max_child_depth: int | None = None
     dynamic_tools: bool = False
