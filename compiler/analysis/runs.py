@@ -83,7 +83,11 @@ class RunGraph:
 
 
 def explore_runs(
-    ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True, default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+    ir: "Blueprint",
+    *,
+    limit: int = STATE_LIMIT,
+    reduce: bool = True,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
 ) -> RunGraph:
     """The graph of every run of `ir` (see the module docstring), started with the runner's
     `default_max_iterations`. `reduce=False` explores every visit afresh and without
@@ -301,9 +305,8 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
             if ended is None:
                 return None  # not what the shapes promise: explore this visit afresh
             carry = carried(after) if ended[0] == "edge" else None
-            exit = replace(
-                exit, key=(*ended, after.final_output, carry), final_output=after.final_output, pre=pre, after=after, actions=actions
-            )
+            key = (*ended, after.final_output, carry)
+            exit = replace(exit, key=key, final_output=after.final_output, pre=pre, after=after, actions=actions)
         number = numbers.get((exit.key, exit.cause))
         if number is None:
             number = numbers[(exit.key, exit.cause)] = len(exits)

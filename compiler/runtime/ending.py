@@ -3,9 +3,10 @@
 `end_stage` runs the holds in the reference's order — children still running, required
 regions still empty, a final output still owed, a fan-out never started, interaction points
 not yet answered — and each may send the stage back to READY (progress kept) instead of
-letting it go. Once the interaction points are answered the holds run again, as in Leviath. `resolve` then picks what comes next from the outcome (an error, the iteration
-cap, a stuck interrupt, or none), and `take_edge` checks the edge's gate, applies its
-transform and enters the target.
+letting it go; once the interaction points are answered the holds run again, as in Leviath.
+`resolve` then picks what comes next from the outcome (an error, the iteration cap, a stuck
+interrupt, or none), and `take_edge` checks the edge's gate, applies its transform and
+enters the target.
 """
 
 from __future__ import annotations

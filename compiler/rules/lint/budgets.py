@@ -178,7 +178,8 @@ def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         others = any(v is not None for v in (stuck.minutes, stuck.same_file_edits, stuck.tool_calls))
         tail = "" if others else ", and it is the edge's only threshold, so the edge never fires"
-        stops = f"max_iterations = {cap}" if stage.max_iterations else f"the default cap of {cap} (default-max-iterations)"
+        own = bool(stage.max_iterations)
+        stops = f"max_iterations = {cap}" if own else f"the default cap of {cap} (default-max-iterations)"
         yield ctx.report(
             "stuck-threshold-after-cap",
             f"stuck_after_iterations = {stuck.iterations} on the stuck transition from '{stage.name}' to "
