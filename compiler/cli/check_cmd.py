@@ -27,6 +27,7 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
     rule_options,
     rule_overrides,
     settings_per_file,
@@ -78,6 +79,7 @@ class Checked:
     metavar="DIR",
     help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
 )
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -88,9 +90,10 @@ def command(
     max_states: int | None,
     emit_dir: str | None,
     color: str,
+    default_max_iterations: int | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
@@ -160,7 +163,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint)
+        analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)

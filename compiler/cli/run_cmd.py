@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from .common import check_file, format_option, read_stdin, terminal_text
+from ..config import Overrides
+from .common import default_max_iterations_option, format_option, read_stdin, read_with_settings, terminal_text
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 
 
@@ -34,16 +35,25 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the run as a scenario whose expectations are what happened (added to FILE if it exists).",
 )
+@default_max_iterations_option
 @click.pass_context
 def command(
-    ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool, scenario_path: Path | None
+    ctx: click.Context,
+    path: Path,
+    events_path: Path,
+    output_format: str,
+    unattended: bool,
+    scenario_path: Path | None,
+    default_max_iterations: int | None,
 ) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
+    from ..pipeline import validate_bytes
     from ..render.text import render_report
     from ..runtime.ndjson import read_events
     from ..runtime.timeline import render_json, render_text, replay
 
-    result = check_file(str(path))
+    data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
+    result = validate_bytes(str(path), data, settings)
     if not result.ok or result.blueprint is None:
         click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
         click.echo(f"refusing to run '{path}': it has errors", err=True)
@@ -59,7 +69,9 @@ def command(
 
     ir = result.blueprint
     events, skipped = read_events(text.splitlines())
-    trace = replay(ir, events, skipped=skipped, unattended=unattended)
+    trace = replay(
+        ir, events, skipped=skipped, unattended=unattended, default_max_iterations=settings.default_max_iterations
+    )
     click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
     if scenario_path is not None:
         save_scenario(scenario_path, str(path), ir, events, unattended, "<stdin>" if stdin else events_path.name)
