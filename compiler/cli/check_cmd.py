@@ -123,13 +123,13 @@ def command(
     else:
         click.echo(get_reporter(output_format)(results, options), nl=False)
     if emit_dir is not None:
-        emit_scenarios(checked, emit_dir)
+        emit_scenarios(checked, emit_dir, settings)
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
-def emit_scenarios(checked: list[Checked], directory: str) -> None:
+def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
     """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
     from ..fix.files import write_atomically
     from ..scenarios.emit import emit, emitted_file
@@ -144,7 +144,8 @@ def emit_scenarios(checked: list[Checked], directory: str) -> None:
         try:
             os.makedirs(directory, exist_ok=True)
             existing = read_blueprint(target) if os.path.exists(target) else None
-            text, added = emit(ir, findings, item.result.path, target, existing)
+            cap = settings[item.result.path].default_max_iterations
+            text, added = emit(ir, findings, item.result.path, target, existing, cap)
             if added:
                 write_atomically(target, text.encode("utf-8"))
         except OSError as exc:

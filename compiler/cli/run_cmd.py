@@ -74,20 +74,32 @@ def command(
     )
     click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
     if scenario_path is not None:
-        save_scenario(scenario_path, str(path), ir, events, unattended, "<stdin>" if stdin else events_path.name)
+        save_scenario(
+            scenario_path,
+            str(path),
+            ir,
+            events,
+            unattended,
+            "<stdin>" if stdin else events_path.name,
+            settings.default_max_iterations,
+        )
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
 
 
-def save_scenario(target: Path, blueprint_path: str, ir, events, unattended: bool, source: str) -> None:
-    """Write the run as a `[[scenario]]` of `target` (a new file, or added to an existing one)."""
+def save_scenario(
+    target: Path, blueprint_path: str, ir, events, unattended: bool, source: str, default_max_iterations: int
+) -> None:
+    """Write the run as a `[[scenario]]` of `target` (a new file, or added to an existing one).
+    A default iteration cap other than the usual one is written into the scenario, so that
+    `blueprint test` plays it the same way."""
     import os
 
     from ..fix.files import write_atomically
     from ..scenarios.loader import default_blueprint, load_scenarios
-    from ..scenarios.record import observed, record, scenario_toml, toml_value
+    from ..scenarios.record import observed, record, run_options, scenario_toml, toml_value
 
-    recording = record(ir, events, unattended=unattended)
+    recording = record(ir, events, unattended=unattended, default_max_iterations=default_max_iterations)
     existing: bytes | None = None
     if target.exists():
         try:
@@ -102,8 +114,13 @@ def save_scenario(target: Path, blueprint_path: str, ir, events, unattended: boo
     comments = [f"Recorded by blueprint run --save-scenario: what happened in {source}."]
     if recording.dropped:
         comments.append(f"{recording.dropped} event(s) the runner ignored are left out.")
-    block = scenario_toml(name, recording.visits, observed(recording.played), comments=comments,
-                          extra={"unattended": True} if unattended else None)
+    block = scenario_toml(
+        name,
+        recording.visits,
+        observed(recording.played),
+        comments=comments,
+        extra=run_options(unattended, default_max_iterations),
+    )
     if existing is not None:
         text = existing.decode("utf-8", errors="replace").rstrip("\n") + "\n\n" + block
     else:
