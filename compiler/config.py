@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .ir.model import DEFAULT_MAX_ITERATIONS
+
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
 CONFIG_FILES = (".blueprint.toml", "blueprint.toml", "pyproject.toml")
@@ -66,6 +68,9 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
+    #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -102,6 +107,12 @@ KEYS: dict[str, ConfigKey] = {
     "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
     "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
     "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "default-max-iterations": ConfigKey(
+        "default_max_iterations",
+        "count",
+        DEFAULT_MAX_ITERATIONS,
+        "the iteration cap of a stage whose max_iterations is unset or 0, as Leviath's configuration sets it (0: none)",
+    ),
     "exclude": ConfigKey("exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces the defaults)"),
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
     "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a directory search leaves out what .gitignore ignores"),
@@ -118,6 +129,7 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    default_max_iterations: int | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
@@ -150,6 +162,7 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    default_max_iterations: int | None = None
     #: `--exclude`: patterns added to the configuration's, relative to the working directory.
     exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
@@ -160,6 +173,7 @@ FLAGS: dict[str, str] = {
     "select": "--select",
     "ignore": "--ignore",
     "deny-warnings": "--[no-]deny-warnings",
+    "default-max-iterations": "--default-max-iterations",
     "respect-gitignore": "--[no-]respect-gitignore",
 }
 
@@ -254,6 +268,13 @@ def _read_strings(value: Any, label: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value if item.strip())
 
 
+def _read_count(value: Any, label: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
+        raise ConfigError(f"{label} must be a whole number of 0 or more, not {shown}")
+    return value
+
+
 def _read_url(value: Any, label: str) -> str:
     if not isinstance(value, str):
         raise ConfigError(f"{label} must be a string, not {_type_name(value)}")
@@ -265,6 +286,7 @@ def _read_url(value: Any, label: str) -> str:
 #: kind → reader of a value of that kind (checks it; `label` names the file and the key).
 _READERS: dict[str, Callable[[Any, str], Any]] = {
     "bool": _read_bool,
+    "count": _read_count,
     "strings": _read_strings,
     "rules": lambda value, label: check_rule_names(_read_strings(value, label), label),
     "globs": lambda value, label: check_globs(_read_strings(value, label), label),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .ignore import PathFilter
 
@@ -41,9 +41,12 @@ def is_blueprint_name(name: str) -> bool:
     return name.endswith(BLUEPRINT_SUFFIX) and not name.startswith(".")
 
 
-def discover(paths: Iterable[str], path_filter: PathFilter | None = None) -> Discovery:
-    """The blueprint files `paths` name or hold; `path_filter` decides what a directory search
-    leaves out (default: the default exclude patterns and `.gitignore` files)."""
+def discover(
+    paths: Iterable[str], path_filter: PathFilter | None = None, match: Callable[[str], bool] = is_blueprint_name
+) -> Discovery:
+    """The files `paths` name or hold: a directory is searched for names `match` accepts
+    (blueprints); `path_filter` decides what the search leaves out (default: the default
+    exclude patterns and `.gitignore` files)."""
     path_filter = path_filter or PathFilter()
     files: list[str] = []
     missing: list[str] = []
@@ -60,7 +63,7 @@ def discover(paths: Iterable[str], path_filter: PathFilter | None = None) -> Dis
     for given in paths:
         display = os.path.normpath(given)
         if os.path.isdir(given):
-            for found in _search(given, skipped, excluded, folders, path_filter):
+            for found in _search(given, skipped, excluded, folders, path_filter, match):
                 add(os.path.normpath(os.path.join(given, found)), os.path.realpath(os.path.join(given, found)))
         elif os.path.lexists(given):
             add(display, os.path.realpath(given))
@@ -70,9 +73,14 @@ def discover(paths: Iterable[str], path_filter: PathFilter | None = None) -> Dis
 
 
 def _search(
-    root: str, skipped: list[str], excluded: list[str], folders: list[str], path_filter: PathFilter
+    root: str,
+    skipped: list[str],
+    excluded: list[str],
+    folders: list[str],
+    path_filter: PathFilter,
+    match: Callable[[str], bool] = is_blueprint_name,
 ) -> list[str]:
-    """Blueprint files below `root`, relative to it, sorted by path components."""
+    """Files below `root` whose names `match` accepts, relative to it, sorted by path components."""
     real_root = os.path.realpath(root)
     absolute_root = os.path.abspath(root)
     path_filter.start(absolute_root)
@@ -94,7 +102,7 @@ def _search(
         for entry in listed:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
-                if not is_dir and not (is_blueprint_name(entry.name) and _inside(entry, real_root)):
+                if not is_dir and not (match(entry.name) and _inside(entry, real_root)):
                     continue
                 why = path_filter.excluded(folder, entry.name, is_dir)
                 if why is not None:

@@ -112,4 +112,5 @@ def test_every_published_schema_has_its_own_id() -> None:
         "blueprint": "urn:agent-blueprint-compiler:schema:blueprint",
         "ir": "urn:agent-blueprint-compiler:schema:ir:1",
         "report": "urn:agent-blueprint-compiler:schema:report:1",
+        "scenario": "urn:agent-blueprint-compiler:schema:scenario",
     }

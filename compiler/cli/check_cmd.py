@@ -30,6 +30,7 @@ from .common import (
     fixes_of,
     human_only,
     rule_docs_url,
+    default_max_iterations_option,
     rule_options,
     rule_overrides,
     settings_per_file,
@@ -80,6 +81,15 @@ class Checked:
     "-q", "--quiet", is_flag=True, help="Leave out the findings and ceilings: only the summary (text and concise formats)."
 )
 @watch_option
+@click.option(
+    "--emit-scenarios",
+    "emit_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    metavar="DIR",
+    help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
+)
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -90,14 +100,18 @@ def command(
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
     max_states: int | None,
+    emit_dir: str | None,
     color: str,
+    default_max_iterations: int | None = None,
     statistics: bool = False,
     quiet: bool = False,
     watch: bool = False,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
-    overrides = rule_overrides(select, ignore, deny_warnings, exclude, respect_gitignore)
+    overrides = rule_overrides(
+        select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+    )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
@@ -105,8 +119,8 @@ def command(
     if watch:
         from .watch import watch as watch_paths
 
-        watch_paths(paths, overrides, lambda: _check(paths, overrides, output_format, options, color, max_states))
-    sys.exit(_check(paths, overrides, output_format, options, color, max_states))
+        watch_paths(paths, overrides, lambda: _check(paths, overrides, output_format, options, color, max_states, emit_dir))
+    sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
 
 
 def _check(
@@ -116,6 +130,7 @@ def _check(
     options: ReportOptions,
     color: str,
     max_states: int | None,
+    emit_dir: str | None = None,
 ) -> int:
     """One run of `blueprint check`: the report on stdout; the exit status returned."""
     finder = ConfigFinder()
@@ -149,9 +164,36 @@ def _check(
         click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
     else:
         click.echo(get_reporter(output_format)(results, options), nl=False, color=options.color)
+    if emit_dir is not None:
+        emit_scenarios(checked, emit_dir, settings)
     if unreadable:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
+    """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
+    from ..fix.files import write_atomically
+    from ..scenarios.emit import emit, emitted_file
+
+    for item in checked:
+        analysis, ir = item.analysis, item.result.blueprint
+        if analysis is None or ir is None:
+            continue
+        shown = {(d.code, d.path) for d in item.result.diagnostics}
+        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+        target = emitted_file(directory, item.result.path)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            existing = read_blueprint(target) if os.path.exists(target) else None
+            cap = settings[item.result.path].default_max_iterations
+            text, added = emit(ir, findings, item.result.path, target, existing, cap)
+            if added:
+                write_atomically(target, text.encode("utf-8"))
+        except OSError as exc:
+            raise CliError(f"cannot write scenarios to '{target}': {exc.strerror or exc}") from exc
+        if added:
+            click.echo(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}", err=True)
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
@@ -164,7 +206,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint)
+        analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)

@@ -110,6 +110,18 @@ _ignore_option = click.option(
 )
 
 
+default_max_iterations_option = click.option(
+    "--default-max-iterations",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help=(
+        "The iteration cap of a stage without max_iterations (or with 0), as your Leviath "
+        "configuration sets it ([limits] default_max_iterations; default 50, 0 for none)."
+    ),
+)
+
+
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
     return _deny_warnings_option(_select_option(_ignore_option(command)))
@@ -119,17 +131,20 @@ def rule_overrides(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     deny_warnings: bool | None,
+    default_max_iterations: int | None = None,
+    *,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
 ) -> Overrides:
     """What the flags replace in each file's settings (`--select`, `--ignore`,
-    `--deny-warnings`, `--respect-gitignore`) or add to them (`--exclude`); an unknown rule
-    name or a malformed pattern is a `CliError`."""
+    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`) or add to them
+    (`--exclude`); an unknown rule name or a malformed pattern is a `CliError`."""
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
+            default_max_iterations=default_max_iterations,
             exclude=check_globs(exclude, "--exclude") if exclude else None,
             respect_gitignore=respect_gitignore,
         )
@@ -206,14 +221,14 @@ def settings_per_file(
     return settings
 
 
-def read_with_settings(path: str) -> tuple[bytes, Settings]:
-    """One blueprint's bytes and the settings of its configuration; I/O and configuration
-    problems become a `CliError` (exit 2)."""
+def read_with_settings(path: str, overrides: Overrides = Overrides()) -> tuple[bytes, Settings]:
+    """One blueprint's bytes and the settings of its `[tool.blueprint]` (with `overrides`);
+    I/O and configuration problems become a `CliError` (exit 2)."""
     try:
         data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
-    return data, settings_per_file((path,), Overrides())[path]
+    return data, settings_per_file((path,), overrides)[path]
 
 
 def check_file(path: str) -> "FileResult":

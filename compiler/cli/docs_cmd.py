@@ -74,7 +74,7 @@ def command(
         unique_stems,
     )
 
-    overrides = rule_overrides((), (), None, exclude, respect_gitignore)
+    overrides = rule_overrides((), (), None, exclude=exclude, respect_gitignore=respect_gitignore)
     files = find_blueprints(paths, overrides, ConfigFinder(), warn_skipped=False)
 
     pages = []

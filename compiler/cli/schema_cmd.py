@@ -1,10 +1,11 @@
-"""`blueprint schema [blueprint|ir|report|catalog]`: print a published JSON Schema, byte for
-byte, or a schema catalog that points at the installed copies.
+"""`blueprint schema [blueprint|ir|report|scenario|catalog]`: print a published JSON Schema,
+byte for byte, or a schema catalog that points at the installed copies.
 
 The catalog has the shape of SchemaStore's (`catalog.json`), so editors and tools that read
 catalogs (Taplo's `--schema-catalog`, Even Better TOML's `evenBetterToml.schema.catalogs`)
-associate `agent.leviath` and `*.leviath` files with the blueprint schema, and `*.ir.json`
-files with the IR schema, without a directive in each file. Its URLs are `file://` URLs of
+associate `agent.leviath` and `*.leviath` files with the blueprint schema, `*.ir.json` files
+with the IR schema and `*.scenarios.toml` with the scenario schema, without a directive in
+each file. Its URLs are `file://` URLs of
 this installation's schemas: write the catalog again after upgrading or moving it.
 """
 
@@ -16,7 +17,7 @@ import click
 
 from .errors import CliError
 
-SCHEMAS = ("blueprint", "ir", "report")
+SCHEMAS = ("blueprint", "ir", "report", "scenario")
 CATALOG = "catalog"
 #: What the catalog says of each schema: (name, description, the file names it applies to).
 CATALOG_ENTRIES: dict[str, tuple[str, str, list[str]]] = {
@@ -27,14 +28,15 @@ CATALOG_ENTRIES: dict[str, tuple[str, str, list[str]]] = {
     ),
     "ir": ("Agent blueprint IR", "A compiled agent blueprint (blueprint compile)", ["*.ir.json"]),
     "report": ("blueprint validate report", "The JSON report of blueprint validate --format json", []),
+    "scenario": ("Blueprint scenarios", "Scripted runs of a blueprint with expectations (blueprint test)", ["*.scenarios.toml"]),
 }
 
 
 @click.command("schema")
 @click.argument("name", type=click.Choice([*SCHEMAS, CATALOG]), default="blueprint", required=False)
 def command(name: str) -> None:
-    """Print the JSON Schema of a blueprint (default), of the IR, or of the JSON report; or a
-    catalog of the installed schemas, for editors."""
+    """Print the JSON Schema of a blueprint (default), of the IR, of the JSON report, or of a
+    scenario file; or a catalog of the installed schemas, for editors."""
     from ..resources import schema_path
 
     if name == CATALOG:

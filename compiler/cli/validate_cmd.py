@@ -26,6 +26,7 @@ from .common import (
     find_blueprints,
     fixes_of,
     human_only,
+    default_max_iterations_option,
     is_terminal,
     read_stdin,
     rule_docs_url,
@@ -85,6 +86,7 @@ class Run:
     help="Print the settings that apply to the one PATH given, and where each comes from; check nothing.",
 )
 @watch_option
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -102,6 +104,7 @@ def command(
     stdin_filename: str | None = None,
     show_settings: bool = False,
     watch: bool = False,
+    default_max_iterations: int | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -110,7 +113,9 @@ def command(
     """
     spec = REPORTERS[output_format]
     human_only(spec, output_format, statistics=statistics, quiet=quiet)
-    overrides = rule_overrides(select, ignore, deny_warnings, exclude, respect_gitignore)
+    overrides = rule_overrides(
+        select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+    )
     if show_settings:
         from .show_settings import show_settings as render_settings
 
