@@ -1,0 +1,470 @@
+"""Raw IR differences → classified change records (kinds of `compiler.diff.rules.RULES`).
+
+Each difference is read where it is: a stage's `max_revisits` is a budget, an edge's `hint` a
+prompt, a tool permission a permission. Anything no rule here recognises is a
+`setting-changed`, so no difference of the IR is ever dropped. Some changes are not at one
+key: where runs start and where a stage without transitions falls through are worked out
+from both models (`structural`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..diagnostics import KeyPath, format_key_path
+from ..ir.model import MODIFYING_TOOLS
+from .model import Change
+from .rules import RULES
+from .walk import ABSENT, Delta
+from .words import word_diff
+
+#: Tools that change files or run commands: granting one to an autonomous stage is risky.
+WRITE_TOOLS = frozenset({*MODIFYING_TOOLS, "shell", "bash"})
+#: Keys whose value is text a model or a person reads.
+PROMPT_KEYS = frozenset(
+    {"description", "system_prompt", "transition_prompt", "hint", "message", "text", "prompt", "instructions",
+     "example", "split_prompt", "compact_prompt", "required_message"}
+)
+#: Budget keys → the values that mean "no limit".
+BUDGETS: dict[str, tuple[Any, ...]] = {
+    "max_iterations": (None, 0),
+    "max_revisits": (None,),
+    "max_child_depth": (None,),
+    "max_workers": (0,),
+    "max_items": (None,),
+    "max_tokens": (None,),
+    "max_entries": (None,),
+    "max_file_tokens": (None,),
+    "max_result_tokens": (None,),
+    "max_summary_tokens": (),
+    "budget_percent": (),
+}
+STUCK_BUDGETS = frozenset({"iterations", "minutes", "same_file_edits", "tool_calls"})
+#: Tool policies from the strictest; a tool without one gets the runtime's default.
+POLICY_RANK = {"deny": 0, "ask": 1, None: 2, "allow": 3}
+OUTPUT_CONTRACT = frozenset({"format", "schema", "validator"})
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A change before it is located: the IR paths of what it concerns on each side."""
+
+    change: Change
+    old_path: KeyPath | None
+    new_path: KeyPath | None
+    #: The paths are IR paths (False: key paths of the file, as the run analysis reports them).
+    ir: bool = True
+
+
+class Classifier:
+    def __init__(
+        self, old: dict[str, Any], new: dict[str, Any], renames: dict[str, str], starts: tuple[str, str]
+    ) -> None:
+        #: The old blueprint with renamed stages under their new names (as the walk saw it).
+        self.old, self.new = old, new
+        #: The stage runs start in on each side (the old one in new naming).
+        self.starts = starts
+        self.back = {to: name for name, to in renames.items()}
+        self.retargets: dict[tuple[str, str], str] = {}
+
+    # --- paths on the old side ---------------------------------------------------------------
+
+    def old_path(self, path: KeyPath) -> KeyPath:
+        """`path` (new naming) as it is named on the old side."""
+        if len(path) < 2 or path[0] != "stages":
+            return path
+        out = list(path)
+        out[1] = self.back.get(path[1], path[1])
+        if len(path) >= 4 and path[2] == "transitions":
+            out[3] = self.retargets.get((path[1], path[3]), self.back.get(path[3], path[3]))
+        return tuple(out)
+
+    def make(self, kind: str, message: str, delta: Delta | None = None, path: KeyPath = (), **extra: Any) -> Pending:
+        path = delta.path if delta is not None else path
+        old = extra.pop("old", _value(delta.old) if delta is not None else None)
+        new = extra.pop("new", _value(delta.new) if delta is not None else None)
+        on_old = extra.pop("on_old", delta is None or delta.old is not ABSENT)
+        on_new = extra.pop("on_new", delta is None or delta.new is not ABSENT)
+        stage = path[1] if len(path) > 1 and path[0] == "stages" and isinstance(path[1], str) else None
+        change = Change(kind, RULES[kind].change_class, message, tuple(path), stage, old, new, **extra)
+        return Pending(change, self.old_path(path) if on_old else None, tuple(path) if on_new else None)
+
+    def stage(self, side: dict[str, Any], name: Any) -> dict[str, Any] | None:
+        return next((s for s in side["stages"] if s["name"] == name), None)
+
+    # --- dispatch ------------------------------------------------------------------------------
+
+    def classify(self, deltas: list[Delta]) -> list[Pending]:
+        for delta in deltas:
+            path = delta.path
+            if delta.op == "renamed" and len(path) == 4 and path[2] == "transitions":
+                self.retargets[(path[1], path[3])] = delta.old
+        out: list[Pending] = []
+        for delta in deltas:
+            out.extend(self._one(delta))
+        return out
+
+    def _one(self, d: Delta) -> Iterator[Pending]:
+        path = d.path
+        head = path[0]
+        if head == "stages":
+            if len(path) == 1:
+                yield self.make("order-changed", f"stages reordered: {_names(d.old)} → {_names(d.new)}", d)
+            elif len(path) == 2:
+                yield self._stage(d)
+            else:
+                yield from self._stage_key(d, path[2:])
+        elif head == "name":
+            yield self.make("agent-renamed", f"agent renamed from {_show(d.old)} to {_show(d.new)}", d)
+        elif head in ("version", "description") and len(path) == 1:
+            yield self._text_or_value("metadata-changed", d, f"agent {head}")
+        elif head == "entry_stage":
+            if self.starts[0] == self.starts[1]:
+                yield self.make("setting-changed", f"entry_stage changed from {_show(d.old)} to {_show(d.new)}", d)
+        elif head in ("sandbox", "security"):
+            yield self._leaf("security-changed", d)
+        elif head in ("read_paths", "safe_commands"):
+            yield from self._grants(d, "permission-relaxed", "permission-tightened")
+        elif head == "tool_permissions":
+            yield from self._permission(d)
+        elif head == "layout":
+            yield from self._region(d, path[1:])
+        else:
+            yield from self._generic(d, path[-1])
+
+    def _stage(self, d: Delta) -> Pending:
+        name = d.path[1]
+        if d.op == "renamed":
+            return self.make("stage-renamed", f"stage {_show(d.old)} renamed to {_show(d.new)}", d)
+        if d.op == "added":
+            mode = d.new["mode"]
+            kind, extra = ("output-stage-added", " (the output stage)") if mode == "output" else ("stage-added", "")
+            return self.make(kind, f"stage {_show(name)} added{extra}", d, old=None, new=name)
+        mode = d.old["mode"]
+        kind, extra = ("output-stage-removed", " (it produced the output)") if mode == "output" else ("stage-removed", "")
+        return self.make(kind, f"stage {_show(self.back.get(name, name))} removed{extra}", d, old=name, new=None)
+
+    def _stage_key(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
+        key = rest[0]
+        where = f"stage {_show(d.path[1])}"
+        if key == "mode" and len(rest) == 1:
+            if d.old == "output":
+                yield self.make("output-stage-removed", f"{where} no longer produces the output (mode {_show(d.new)})", d)
+            elif d.new == "output":
+                yield self.make("output-stage-added", f"{where} now produces the output (was {_show(d.old)})", d)
+            else:
+                yield self.make("stage-mode-changed", f"mode of {where} changed from {_show(d.old)} to {_show(d.new)}", d)
+        elif key == "model":
+            yield self._leaf("model-changed", d)
+        elif key in ("available_tools", "available_connectors") and len(rest) == 1:
+            autonomous = (self.stage(self.new, d.path[1]) or {}).get("mode") == "autonomous"
+            yield from self._grants(d, "tool-granted", "tool-revoked", autonomous=autonomous)
+        elif key in ("max_iterations", "max_revisits") and len(rest) == 1:
+            yield self._budget(d, BUDGETS[key])
+        elif key in ("security", "sandbox"):
+            yield self._leaf("security-changed", d)
+        elif key == "hooks":
+            yield self._leaf("hook-changed", d, subject=f"hooks of {where}")
+        elif key == "tool_permissions":
+            yield from self._permission(d)
+        elif key == "layout" and len(rest) == 1:
+            state = "now declares its own layout" if d.old is None else "no longer declares its own layout"
+            yield self.make("region-changed", f"{where} {state}", d, old=_layout_names(d.old), new=_layout_names(d.new))
+        elif key == "layout":
+            yield from self._region(d, rest[1:])
+        elif key == "transitions":
+            yield from self._edge(d, rest[1:])
+        elif key == "interaction_points":
+            yield from self._interaction(d, rest[1:])
+        elif key == "fan_out":
+            yield from self._fan_out(d, rest[1:])
+        else:
+            yield from self._generic(d, rest[-1])
+
+    # --- edges -----------------------------------------------------------------------------------
+
+    def _edge(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
+        source = d.path[1]
+        if not rest:
+            if d.op == "reordered":
+                yield self.make("order-changed", f"transitions of stage {_show(source)} reordered: "
+                                f"{_names(d.old)} → {_names(d.new)}", d)
+            else:
+                state = "now ends the run or moves by its transitions" if d.old is None else (
+                    "has no transitions table any more: it falls through to the next stage")
+                yield self.make("fall-through-changed", f"stage {_show(source)} {state}", d,
+                                old=_edge_names(d.old), new=_edge_names(d.new))
+            return
+        target = rest[0]
+        edge = f"edge {_show(source)} → {_show(target)}"
+        if len(rest) == 1:
+            if d.op == "renamed":
+                old_edge = f"edge {_show(source)} → {_show(self.back.get(d.old, d.old))}"
+                yield self.make("edge-retargeted", f"{old_edge} now leads to {_show(target)}", d)
+            elif d.op == "added":
+                yield self.make("edge-added", f"{edge} added ({d.new['condition']})", d, old=None, new=target)
+            else:
+                old_edge = f"edge {_show(self.back.get(source, source))} → {_show(self.back.get(target, target))}"
+                yield self.make("edge-removed", f"{old_edge} removed ({d.old['condition']})", d, old=target, new=None)
+            return
+        key = rest[1]
+        if key == "condition":
+            yield self.make("edge-condition-changed",
+                            f"condition of {edge} changed from {_show(d.old)} to {_show(d.new)}", d)
+        elif key in ("transform", "custom") and not (len(rest) == 3 and rest[2] == "compact_prompt"):
+            yield self._leaf("transform-changed", d, subject=f"{format_key_path(rest[1:])} of {edge}")
+        elif key == "gate" and len(rest) == 2:
+            if d.old is None:
+                yield self.make("gate-added", f"{edge} gained a gate", d, old=None, new=_gate_words(d.new))
+            else:
+                yield self.make("gate-removed", f"the gate on {edge} was removed", d, old=_gate_words(d.old), new=None)
+        elif key == "gate" and rest[-1] not in PROMPT_KEYS:
+            yield self._leaf("gate-changed", d, subject=f"{format_key_path(rest[1:])} of {edge}")
+        elif key == "stuck" and len(rest) == 2:
+            state = "gained stuck thresholds" if d.old is None else "lost its stuck thresholds (no limit)"
+            yield self.make("budget-lowered" if d.old is None else "budget-raised", f"{edge} {state}", d)
+        elif key == "stuck" and rest[-1] in STUCK_BUDGETS:
+            yield self._budget(d, (None,), subject=f"stuck threshold {rest[-1]} of {edge}")
+        else:
+            yield from self._generic(d, rest[-1], subject=f"{format_key_path(rest[1:])} of {edge}")
+
+    # --- regions, interaction points, fan-out -------------------------------------------------
+
+    def _region(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
+        owner = f" of stage {_show(d.path[1])}" if d.path[0] == "stages" else ""
+        if len(rest) == 1 and d.op == "reordered":
+            yield self.make("order-changed", f"regions{owner} reordered: {_names(d.old)} → {_names(d.new)}", d)
+            return
+        if len(rest) < 2:
+            yield from self._generic(d, rest[-1] if rest else "layout")
+            return
+        region = f"region {_show(rest[1])}{owner}"
+        if len(rest) == 2:
+            kind = "region-added" if d.op == "added" else "region-removed"
+            yield self.make(kind, f"{region} {d.op}", d, old=None if d.op == "added" else rest[1],
+                            new=rest[1] if d.op == "added" else None)
+            return
+        key = rest[2]
+        if len(rest) == 3 and key in BUDGETS and _comparable(d.old, d.new, BUDGETS[key]):
+            yield self._budget(d, BUDGETS[key], subject=f"{key} of {region}")
+        elif rest[-1] in PROMPT_KEYS:
+            yield self._text(d, f"{format_key_path(rest[2:])} of {region}")
+        else:
+            yield self._leaf("region-changed", d, subject=f"{format_key_path(rest[2:])} of {region}")
+
+    def _interaction(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
+        owner = f"stage {_show(d.path[1])}"
+        if not rest:
+            yield self.make("order-changed", f"interaction points of {owner} reordered", d)
+            return
+        point = f"interaction point {_show(rest[0])} of {owner}"
+        if len(rest) == 1:
+            kind = "interaction-point-added" if d.op == "added" else "interaction-point-removed"
+            yield self.make(kind, f"{point} {d.op}", d, old=None if d.op == "added" else rest[0],
+                            new=rest[0] if d.op == "added" else None)
+        elif rest[1] == "unattended":
+            kind = "permission-relaxed" if d.new == "auto_approve" else "permission-tightened"
+            state = "now approves itself when nobody is attached" if d.new == "auto_approve" else (
+                "now waits for a person when nobody is attached")
+            yield self.make(kind, f"{point} {state}", d)
+        elif rest[-1] in PROMPT_KEYS:
+            yield self._text(d, f"{format_key_path(rest[1:])} of {point}")
+        else:
+            yield self._leaf("interaction-point-changed", d, subject=f"{format_key_path(rest[1:])} of {point}")
+
+    def _fan_out(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
+        where = f"fan-out of stage {_show(d.path[1])}"
+        if not rest:
+            yield self._leaf("fan-out-changed", d, subject=where)
+        elif rest[0] == "max_attempts":
+            old, new = (3 if v is None else v for v in (d.old, d.new))  # None: the runtime's default of 3
+            yield self._budget(d, (), subject=f"max_attempts of {where}", values=(old, new))
+        elif rest[0] in BUDGETS:
+            yield self._budget(d, BUDGETS[rest[0]], subject=f"{rest[0]} of {where}")
+        elif rest[0] in PROMPT_KEYS:
+            yield self._text(d, f"{rest[0]} of {where}")
+        else:
+            yield self._leaf("fan-out-changed", d, subject=f"{rest[0]} of {where}")
+
+    # --- grants and permissions ------------------------------------------------------------------
+
+    def _grants(self, d: Delta, more: str, fewer: str, *, autonomous: bool = False) -> Iterator[Pending]:
+        """Items added to a list that grants something (tools, read paths, safe commands), and removed."""
+        tools = d.path[0] == "stages"
+        who = f"stage {_show(d.path[1])}" if tools else format_key_path(d.path)
+        verb = "granted" if tools else "allows"
+        if not isinstance(d.old, list) or not isinstance(d.new, list):  # a whole section added or removed
+            yield self._leaf(more if d.old is None else fewer, d)
+            return
+        added = [v for v in d.new if v not in d.old]
+        removed = [v for v in d.old if v not in d.new]
+        risky = [v for v in added if v in WRITE_TOOLS] if autonomous else []
+        if risky:
+            yield self.make("write-tool-granted", f"autonomous {who} is newly {verb} {_names(risky)}", d)
+            added = [v for v in added if v not in risky]
+        if added:
+            yield self.make(more, f"{who} {'is newly granted' if tools else 'now allows'} {_names(added)}", d)
+        if removed:
+            yield self.make(fewer, f"{who} {'is no longer granted' if tools else 'no longer allows'} {_names(removed)}", d)
+        if not added and not removed and not risky:
+            kind = "order-changed" if sorted(map(str, d.old)) == sorted(map(str, d.new)) else "setting-changed"
+            yield self.make(kind, f"{_subject(d.path)} changed from {_names(d.old)} to {_names(d.new)}", d)
+
+    def _permission(self, d: Delta) -> Iterator[Pending]:
+        path = d.path
+        base = path.index("tool_permissions")
+        owner = f" on stage {_show(path[1])}" if path[0] == "stages" else ""
+        if len(path) == base + 1:
+            yield self.make("order-changed", f"tool permissions{owner} reordered", d)
+            return
+        tool = path[base + 1]
+        old = d.old.get("policy") if isinstance(d.old, dict) else d.old if d.old is not ABSENT else None
+        new = d.new.get("policy") if isinstance(d.new, dict) else d.new if d.new is not ABSENT else None
+        kind = "permission-relaxed" if POLICY_RANK.get(new, 2) > POLICY_RANK.get(old, 2) else "permission-tightened"
+        message = f"permission of {_show(tool)}{owner} changed from {old or 'unset'} to {new or 'unset'}"
+        yield self.make(kind, message, d, old=old, new=new)
+
+    # --- values ----------------------------------------------------------------------------------
+
+    def _budget(self, d: Delta, unlimited: tuple[Any, ...], subject: str | None = None,
+                values: tuple[Any, Any] | None = None) -> Pending:
+        subject = subject or _subject(d.path)
+        old, new = values or (d.old, d.new)
+        before, after = _limit(old, unlimited), _limit(new, unlimited)
+        if before == after:  # two spellings of one meaning (no cap: null and 0)
+            return self.make("setting-changed", f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+        kind, verb = ("budget-raised", "raised") if after > before else ("budget-lowered", "lowered")
+        return self.make(kind, f"{subject} {verb} from {_budget_word(old, unlimited)} to {_budget_word(new, unlimited)}", d)
+
+    def _text(self, d: Delta, subject: str, kind: str = "prompt-changed") -> Pending:
+        old = d.old if isinstance(d.old, str) else None
+        new = d.new if isinstance(d.new, str) else None
+        state = "added" if old is None else "removed" if new is None else "changed"
+        return self.make(kind, f"{subject} {state}", d, detail=word_diff(old, new))
+
+    def _text_or_value(self, kind: str, d: Delta, subject: str) -> Pending:
+        if isinstance(d.old, str) and isinstance(d.new, str) and len(d.old) + len(d.new) > 60:
+            return self._text(d, subject, kind)
+        return self.make(kind, f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+
+    def _leaf(self, kind: str, d: Delta, subject: str | None = None) -> Pending:
+        subject = subject or _subject(d.path)
+        if d.op == "added" or d.old is None:
+            return self.make(kind, f"{subject} set to {_show(d.new)}", d)
+        if d.op == "removed" or d.new is None:
+            return self.make(kind, f"{subject} removed (was {_show(d.old)})", d)
+        return self.make(kind, f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+
+    def _generic(self, d: Delta, key: Any, subject: str | None = None) -> Iterator[Pending]:
+        subject = subject or _subject(d.path)
+        section = _section(d.path)
+        if key in PROMPT_KEYS:
+            yield self._text(d, subject)
+        elif section == "nudge":
+            yield self._leaf("nudge-changed", d, subject)
+        elif section == "output" and (key in OUTPUT_CONTRACT or key == "output"):
+            yield self._leaf("output-contract-changed", d, subject)
+        elif key in BUDGETS and _comparable(d.old, d.new, BUDGETS[key]):
+            yield self._budget(d, BUDGETS[key], subject)
+        else:
+            yield self._leaf("setting-changed", d, subject)
+
+    # --- changes that are not at one key ------------------------------------------------------
+
+    def structural(self, falls: dict[str, tuple[str | None, str | None]]) -> list[Pending]:
+        """Where runs start, and where stages without transitions fall through (stage → old, new next)."""
+        out: list[Pending] = []
+        old_start, new_start = self.starts
+        if old_start != new_start:
+            was = self.back.get(old_start, old_start)
+            message = f"runs now start in stage {_show(new_start)} instead of {_show(was)}"
+            if self.old.get("entry_stage") != self.new.get("entry_stage"):
+                out.append(self.make("entry-changed", message, path=("entry_stage",), old=was, new=new_start))
+            else:  # the first stage changed: point at the first stage on each side
+                pending = self.make("entry-changed", message, path=("stages", new_start), old=was, new=new_start)
+                out.append(Pending(pending.change, ("stages", was), ("stages", new_start)))
+        for name, (before, after) in falls.items():
+            if before != after:
+                to = _show(after) if after else "the end of the run"
+                out.append(self.make("fall-through-changed", f"stage {_show(name)} now falls through to {to}",
+                                     path=("stages", name), old=before, new=after))
+        return out
+
+
+# --- formatting -------------------------------------------------------------------------------------
+
+
+def _value(value: Any) -> Any:
+    """What a change record keeps of a value: an element by its name, anything else as is."""
+    if value is ABSENT:
+        return None
+    if isinstance(value, dict):
+        for key in ("name", "target", "tool", "event"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return value
+
+
+def _section(path: KeyPath) -> Any:
+    """The top-level key a path is under, or the stage key for a path inside a stage."""
+    return path[2] if len(path) > 2 and path[0] == "stages" else path[0]
+
+
+def _subject(path: KeyPath) -> str:
+    if len(path) >= 3 and path[0] == "stages":
+        return f"{format_key_path(path[2:])} of stage {_show(path[1])}"
+    return format_key_path(path)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    if value is None or value is ABSENT:
+        return "unset"
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[: limit - 1] + "…"
+        return "'" + text.replace("\n", "⏎") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return _show(value["name"])
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _names(values: Any) -> str:
+    return ", ".join(_show(v) for v in values) if isinstance(values, list) and values else "none"
+
+
+def _limit(value: Any, unlimited: tuple[Any, ...]) -> float:
+    if value in unlimited and not isinstance(value, bool):
+        return math.inf
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.inf
+
+
+def _comparable(old: Any, new: Any, unlimited: tuple[Any, ...]) -> bool:
+    """Both sides are a number or a value meaning "no limit"."""
+    def ok(v: Any) -> bool:
+        return (isinstance(v, (int, float)) and not isinstance(v, bool)) or (v in unlimited and v is not ABSENT)
+
+    return ok(old) and ok(new)
+
+
+def _budget_word(value: Any, unlimited: tuple[Any, ...]) -> str:
+    return "no limit" if value in unlimited and not isinstance(value, bool) else _show(value)
+
+
+def _gate_words(gate: Any) -> Any:
+    """A gate's settings that differ from a gate's defaults (what it holds the stage to)."""
+    if not isinstance(gate, dict):
+        return gate
+    return {k: v for k, v in gate.items() if v not in (None, False, [], ()) and k != "max_attempts"} or gate
+
+
+def _layout_names(layout: Any) -> Any:
+    return [r["name"] for r in layout["regions"]] if isinstance(layout, dict) else None
+
+
+def _edge_names(edges: Any) -> Any:
+    return [e["target"] for e in edges] if isinstance(edges, list) else None
