@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..diagnostics import KeyPath, format_key_path
-from ..ir.model import MODIFYING_TOOLS
+from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from .model import Change
 from .rules import RULES
 from .walk import ABSENT, Delta
@@ -23,6 +23,8 @@ from .words import word_diff
 
 #: Tools that change files or run commands: granting one to an autonomous stage is risky.
 WRITE_TOOLS = frozenset({*MODIFYING_TOOLS, "shell", "bash"})
+#: Modes that grant a tool of their own (the IR's mode sugar).
+MODE_TOOLS = {"output": SUBMIT_OUTPUT_TOOL, "fan_out": FAN_OUT_TOOL}
 #: Keys whose value is text a model or a person reads.
 PROMPT_KEYS = frozenset(
     {"description", "system_prompt", "transition_prompt", "hint", "message", "text", "prompt", "instructions",
@@ -98,14 +100,40 @@ class Classifier:
     # --- dispatch ------------------------------------------------------------------------------
 
     def classify(self, deltas: list[Delta]) -> list[Pending]:
+        #: Stages whose mode changed to or from a mode with sugar → the tool that sugar grants.
+        self.sugar: dict[Any, str] = {}
+        #: Edges whose condition changed (their stuck thresholds go with the condition).
+        self.recondition: set[tuple[Any, Any]] = set()
         for delta in deltas:
             path = delta.path
             if delta.op == "renamed" and len(path) == 4 and path[2] == "transitions":
                 self.retargets[(path[1], path[3])] = delta.old
+            elif path[2:] == ("mode",) and path[0] == "stages":
+                for mode, tool in MODE_TOOLS.items():
+                    if mode in (delta.old, delta.new):
+                        self.sugar[path[1]] = tool
+            elif len(path) == 5 and path[2] == "transitions" and path[4] == "condition":
+                self.recondition.add((path[1], path[3]))
         out: list[Pending] = []
         for delta in deltas:
-            out.extend(self._one(delta))
+            if not self._follows(delta):
+                out.extend(self._one(delta))
         return out
+
+    def _follows(self, d: Delta) -> bool:
+        """A difference that only follows from another one reported already: what an `output` or
+        `fan_out` mode implies (its tool, `require_output`, `allow_complete`), and the stuck
+        thresholds of an edge whose condition changed."""
+        path = d.path
+        if path[0] != "stages" or len(path) < 3:
+            return False
+        if path[1] in self.sugar and path[2:] in (("require_output",), ("allow_complete",)):
+            return self.sugar[path[1]] == SUBMIT_OUTPUT_TOOL
+        if path[1] in self.sugar and path[2:] == ("available_tools",):
+            tool = self.sugar[path[1]]
+            old, new = ([v for v in side if v != tool] if isinstance(side, list) else side for side in (d.old, d.new))
+            return old == new
+        return len(path) == 5 and path[4] == "stuck" and (path[1], path[3]) in self.recondition
 
     def _one(self, d: Delta) -> Iterator[Pending]:
         path = d.path
@@ -157,6 +185,9 @@ class Classifier:
                 yield self.make("output-stage-added", f"{where} now produces the output (was {_show(d.old)})", d)
             else:
                 yield self.make("stage-mode-changed", f"mode of {where} changed from {_show(d.old)} to {_show(d.new)}", d)
+        elif key == "model" and rest[1:] == ("entries",):
+            message = f"models of {where} changed from {_models(d.old)} to {_models(d.new)}"
+            yield self.make("model-changed", message, d)
         elif key == "model":
             yield self._leaf("model-changed", d)
         elif key in ("available_tools", "available_connectors") and len(rest) == 1:
@@ -166,8 +197,14 @@ class Classifier:
             yield self._budget(d, BUDGETS[key])
         elif key in ("security", "sandbox"):
             yield self._leaf("security-changed", d)
+        elif key == "hooks" and len(rest) == 1:
+            yield self.make("order-changed", f"hooks of {where} reordered", d)
+        elif key == "hooks" and len(rest) == 2:
+            hook = d.new if d.op == "added" else d.old
+            state = "added" if d.op == "added" else "removed"
+            yield self.make("hook-changed", f"hook {_show(rest[1])} of {where} {state} (script {_show(hook['script'])})", d)
         elif key == "hooks":
-            yield self._leaf("hook-changed", d, subject=f"hooks of {where}")
+            yield self._leaf("hook-changed", d, subject=f"{rest[-1]} of hook {_show(rest[1])} of {where}")
         elif key == "tool_permissions":
             yield from self._permission(d)
         elif key == "layout" and len(rest) == 1:
@@ -193,8 +230,12 @@ class Classifier:
                 yield self.make("order-changed", f"transitions of stage {_show(source)} reordered: "
                                 f"{_names(d.old)} → {_names(d.new)}", d)
             else:
-                state = "now ends the run or moves by its transitions" if d.old is None else (
-                    "has no transitions table any more: it falls through to the next stage")
+                names = [s["name"] for s in self.new["stages"]]
+                index = names.index(source) if source in names else len(names)
+                after = f"falls through to {_show(names[index + 1])}" if index + 1 < len(names) else (
+                    "ends the run when it ends (it is the last stage)")
+                state = f"now has a transitions table (it {after.replace('falls', 'fell').replace('ends the', 'ended the')})" if (
+                    d.old is None) else f"has no transitions table any more: it {after}"
                 yield self.make("fall-through-changed", f"stage {_show(source)} {state}", d,
                                 old=_edge_names(d.old), new=_edge_names(d.new))
             return
@@ -227,7 +268,7 @@ class Classifier:
             state = "gained stuck thresholds" if d.old is None else "lost its stuck thresholds (no limit)"
             yield self.make("budget-lowered" if d.old is None else "budget-raised", f"{edge} {state}", d)
         elif key == "stuck" and rest[-1] in STUCK_BUDGETS:
-            yield self._budget(d, (None,), subject=f"stuck threshold {rest[-1]} of {edge}")
+            yield self._budget(d, (None,), subject=f"stuck_after_{rest[-1]} of {edge}")
         else:
             yield from self._generic(d, rest[-1], subject=f"{format_key_path(rest[1:])} of {edge}")
 
@@ -299,8 +340,9 @@ class Classifier:
         if not isinstance(d.old, list) or not isinstance(d.new, list):  # a whole section added or removed
             yield self._leaf(more if d.old is None else fewer, d)
             return
-        added = [v for v in d.new if v not in d.old]
-        removed = [v for v in d.old if v not in d.new]
+        implied = self.sugar.get(d.path[1]) if tools else None  # granted by the mode, reported with it
+        added = [v for v in d.new if v not in d.old and v != implied]
+        removed = [v for v in d.old if v not in d.new and v != implied]
         risky = [v for v in added if v in WRITE_TOOLS] if autonomous else []
         if risky:
             yield self.make("write-tool-granted", f"autonomous {who} is newly {verb} {_names(risky)}", d)
@@ -429,6 +471,9 @@ def _show(value: Any, limit: int = 60) -> str:
         return "true" if value else "false"
     if isinstance(value, dict) and isinstance(value.get("name"), str):
         return _show(value["name"])
+    if isinstance(value, dict):  # a section: the keys it sets
+        text = ", ".join(f"{k}={_show(v, limit)}" for k, v in value.items() if v not in (None, [], {})) or "{}"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -460,6 +505,12 @@ def _gate_words(gate: Any) -> Any:
     if not isinstance(gate, dict):
         return gate
     return {k: v for k, v in gate.items() if v not in (None, False, [], ()) and k != "max_attempts"} or gate
+
+
+def _models(entries: Any) -> str:
+    if not isinstance(entries, list):
+        return _show(entries)
+    return ", ".join(f"{e.get('provider')}/{e.get('model')}" if isinstance(e, dict) else _show(e) for e in entries)
 
 
 def _layout_names(layout: Any) -> Any:

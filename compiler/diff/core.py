@@ -117,14 +117,14 @@ def compare(old: Version, new: Version, *, runs: bool = True, max_states: int | 
 
 def added(new: Version) -> Diff:
     """A blueprint that only the new side has."""
-    change = Change("blueprint-added", RULES["blueprint-added"].change_class, f"blueprint {new.label} added",
+    change = Change("blueprint-added", RULES["blueprint-added"].change_class, f"new blueprint '{new.blueprint.name}'",
                     new=new.blueprint.name, new_at=Location(new.label, 1, 1))
     return Diff(DiffSide(new.label, None, None), new.side, (change,), status="added")
 
 
 def removed(old: Version) -> Diff:
     """A blueprint that only the old side has."""
-    change = Change("blueprint-removed", RULES["blueprint-removed"].change_class, f"blueprint {old.label} removed",
+    change = Change("blueprint-removed", RULES["blueprint-removed"].change_class, f"blueprint '{old.blueprint.name}' removed: the file is gone",
                     old=old.blueprint.name, old_at=Location(old.label, 1, 1))
     return Diff(old.side, DiffSide(old.label, None, None), (change,), status="removed")
 

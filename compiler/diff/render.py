@@ -69,14 +69,24 @@ def _pair(old: int | None, new: int | None, old_present: bool = True, new_presen
 
 
 def _ceiling_rows(runs: RunDelta) -> list[tuple[str, str, str]]:
+    """The stages whose ceilings moved, then the total (nothing when no ceiling moved)."""
     rows = [
         (s.stage, _pair(s.old_visits, s.new_visits, s.old_present, s.new_present),
          _pair(s.old_inferences, s.new_inferences, s.old_present, s.new_present))
         for s in runs.stages
     ]
-    if runs.old.complete and runs.new.complete:
+    moved = (runs.old.visits, runs.old.inferences) != (runs.new.visits, runs.new.inferences)
+    if rows or (moved and runs.old.complete and runs.new.complete):
         rows.append(("total", _pair(runs.old.visits, runs.new.visits), _pair(runs.old.inferences, runs.new.inferences)))
     return rows
+
+
+def _unchanged_ceilings(runs: RunDelta) -> str | None:
+    """"ceilings unchanged: …" when both sides were explored and no ceiling moved."""
+    if _ceiling_rows(runs) or not (runs.old.complete and runs.new.complete):
+        return None
+    return (f"ceilings unchanged: at most {_number(runs.new.visits)} stage visits and "
+            f"{_number(runs.new.inferences)} inferences per run")
 
 
 # --- text ------------------------------------------------------------------------------------------------
@@ -96,8 +106,17 @@ def render_text(outcomes: Sequence[Outcome], *, color: bool = False) -> str:
     return "\n\n".join([*blocks, paint("bold", summary)]) + "\n"
 
 
+def _title(outcome: Outcome) -> str:
+    """`old → new`; a blueprint only one side has is named once."""
+    if isinstance(outcome, Diff) and outcome.status == "added":
+        return f"{outcome.new.label} (added)"
+    if isinstance(outcome, Diff) and outcome.status == "removed":
+        return f"{outcome.old.label} (removed)"
+    return f"{outcome.old.label} → {outcome.new.label}"
+
+
 def _text_block(outcome: Outcome, paint, color: bool) -> str:
-    title = f"{outcome.old.label} → {outcome.new.label}"
+    title = _title(outcome)
     if isinstance(outcome, Refused):
         from ..render.text import render_diagnostic
 
@@ -142,8 +161,8 @@ def _text_runs(runs: RunDelta) -> list[str]:
         lines.append("")
         for row in [header, *rows]:
             lines.append("  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    elif runs.old.complete and runs.new.complete:
-        lines.append("  ceilings unchanged")
+    elif _unchanged_ceilings(runs):
+        lines.append(f"  {_unchanged_ceilings(runs)}")
     return lines
 
 
@@ -181,6 +200,8 @@ def render_markdown(outcomes: Sequence[Outcome]) -> str:
 
 def _md_title(outcome: Outcome) -> str:
     old, new = outcome.old, outcome.new
+    if isinstance(outcome, Diff) and outcome.status in ("added", "removed"):
+        return f"#### {_md(new.path)} ({outcome.status})"
     if old.path == new.path:
         return f"#### {_md(new.path)} ({_md(old.revision or 'old')} → {_md(new.revision or 'working tree')})"
     return f"#### {_md(old.label)} → {_md(new.label)}"
@@ -210,8 +231,9 @@ def _md_block(outcome: Outcome) -> list[str]:
         if rows:
             lines.extend(["| stage | most visits | most inferences |", "|---|---|---|"])
             lines.extend(f"| {_md(a)} | {b} | {c} |" for a, b, c in rows)
-        elif not ran:
-            lines.append("No change in what the runs can do.")
+        elif _unchanged_ceilings(outcome.runs):
+            text = _unchanged_ceilings(outcome.runs) or ""
+            lines.append(text[:1].upper() + text[1:] + ".")
     return lines
 
 

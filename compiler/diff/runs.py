@@ -10,6 +10,7 @@ ceilings; then only what it did find is compared, and a note says so.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,8 @@ from .rules import RULES
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
 
+#: The pointer of a finding's message to the trace `blueprint check` prints under it (a diff does not).
+_TRACED = re.compile(r", traced below(?=\))")
 #: Findings compared as something else: reachability (below) and the notes.
 NOT_COMPARED = frozenset({"stage-never-entered", "analysis-incomplete"})
 
@@ -44,7 +47,7 @@ def _summary(analysis: "Analysis", rename: dict[str, str]) -> _Side:
         can_complete=can_complete(analysis),
     )
     findings = {
-        (finding.code, format_key_path(_renamed(finding.path, rename))): (finding.message, finding.path)
+        (finding.code, format_key_path(_renamed(finding.path, rename))): (_TRACED.sub("", finding.message), finding.path)
         for finding in analysis.findings
         if finding.code not in NOT_COMPARED
     }
