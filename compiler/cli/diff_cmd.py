@@ -148,7 +148,8 @@ def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple
     now = discover(paths)
     for path in now.missing:
         if not any(p == path or p.startswith(path.rstrip("/") + "/") for p in then):
-            raise CliError(f"path '{path}' exists neither in the working tree nor at {rev}")
+            shown = dict(zip(paths, given)).get(path, path)
+            raise CliError(f"path '{shown}' exists neither in the working tree nor at {rev}")
     for problem in now.skipped:
         click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
     current, earlier = set(now.files), set(then)

@@ -17,13 +17,33 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from .model import CLASSES, THRESHOLDS, Change, ChangeClass, Diff, DiffSide, Location, RunDelta, RunSide, StageCeilingDelta
-from .rules import RULES, ChangeRule
-
 if TYPE_CHECKING:
     from .core import Version, compare, diff, read_version
+    from .model import (
+        CLASSES,
+        THRESHOLDS,
+        Change,
+        ChangeClass,
+        Diff,
+        DiffSide,
+        Location,
+        Refused,
+        RunDelta,
+        RunSide,
+        StageCeilingDelta,
+    )
+    from .rules import RULES, ChangeRule
 
-_LAZY = {"diff": "core", "compare": "core", "read_version": "core", "Version": "core"}
+#: Names are imported on first use (the CLI's start-up stays lean).
+_LAZY = {
+    **dict.fromkeys(("diff", "compare", "read_version", "Version"), "core"),
+    **dict.fromkeys(
+        ("CLASSES", "THRESHOLDS", "Change", "ChangeClass", "Diff", "DiffSide", "Location", "Refused", "RunDelta",
+         "RunSide", "StageCeilingDelta"),
+        "model",
+    ),
+    **dict.fromkeys(("RULES", "ChangeRule"), "rules"),
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -40,7 +60,7 @@ def __getattr__(name: str) -> Any:
 class _CallableModule(types.ModuleType):
     """The package, callable as `diff`: `compiler.diff(old, new, …)`."""
 
-    def __call__(self, old: Any, new: Any, **options: Any) -> Diff:
+    def __call__(self, old: Any, new: Any, **options: Any) -> "Diff":
         from .core import diff
 
         return diff(old, new, **options)
@@ -57,6 +77,7 @@ __all__ = [
     "DiffSide",
     "Location",
     "RULES",
+    "Refused",
     "RunDelta",
     "RunSide",
     "StageCeilingDelta",

@@ -122,8 +122,7 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
 
         errors = [d for d in outcome.diagnostics if d.severity == "error"]
         lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version has {_plural(len(errors), 'error')}"]
-        lines.extend(render_diagnostic(d, outcome.source, color=color) for d in errors)
-        return "\n".join(lines)
+        return "\n\n".join([*lines, *(render_diagnostic(d, outcome.source, color=color) for d in errors)])
     if outcome.status == "unchanged":
         return f"{paint('bold', title)}: no change (digest {outcome.new.digest[:12] if outcome.new.digest else '?'})"
     lines = [f"{paint('bold', title)}: {_plural(len(outcome.changes), 'change')} ({_counts(outcome.counts)})"]
