@@ -94,7 +94,8 @@ def _version(text: str, label: str) -> Version:
 
 def test_a_renamed_stage_with_other_edits_is_one_rename_and_its_edits() -> None:
     old = _text(CASES / "stage-renamed" / "review-to-check.old.leviath")
-    new = _text(CASES / "stage-renamed" / "review-to-check.new.leviath").replace("max_iterations = 5", "max_iterations = 7")
+    new = _text(CASES / "stage-renamed" / "review-to-check.new.leviath")
+    new = new.replace("max_iterations = 5", "max_iterations = 7")
     result = compare(_version(old, "a.leviath"), _version(new, "b.leviath"), runs=False)
     assert [(c.kind, c.path) for c in result.changes] == [
         ("stage-renamed", ("stages", "check")),
@@ -104,7 +105,8 @@ def test_a_renamed_stage_with_other_edits_is_one_rename_and_its_edits() -> None:
 
 
 def test_an_entry_change_points_at_the_first_stage_on_each_side() -> None:
-    result = compiler.diff(*(CASES / "entry-changed" / f"build-declared-first.{s}.leviath" for s in ("old", "new")), runs=False)
+    old, new = (CASES / "entry-changed" / f"build-declared-first.{side}.leviath" for side in ("old", "new"))
+    result = compiler.diff(old, new, runs=False)
     (entry,) = [c for c in result.changes if c.kind == "entry-changed"]
     assert (entry.old, entry.new) == ("plan", "build")
     assert (entry.old_at.line, entry.new_at.line) == (15, 15)

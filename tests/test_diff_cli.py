@@ -159,7 +159,8 @@ def test_usage_and_io_errors_exit_2(files: Path, args: list[str], message: str) 
 
 def _git(*args: str, cwd: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t.invalid", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t.invalid")
+    for role in ("AUTHOR", "COMMITTER"):
+        env[f"GIT_{role}_NAME"], env[f"GIT_{role}_EMAIL"] = "t", "t@t.invalid"
     subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
                    cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
 
@@ -271,7 +272,7 @@ def test_compile_digest_is_one_value_per_meaning(files: Path) -> None:
     def digest(path: Path | str) -> Result:
         return CliRunner().invoke(cli, ["compile", "--digest", str(path)])
 
-    old, new = digest(CASES / "_unchanged" / "formatting.old.leviath"), digest(CASES / "_unchanged" / "formatting.new.leviath")
+    old, new = (digest(CASES / "_unchanged" / f"formatting.{side}.leviath") for side in ("old", "new"))
     assert old.exit_code == new.exit_code == 0
     assert re.fullmatch(r"[0-9a-f]{64}\n", old.stdout)  # warnings go to stderr
     assert old.stdout == new.stdout

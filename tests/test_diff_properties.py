@@ -61,7 +61,8 @@ def documents(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         document["agent"]["description"] = draw(WORDS)
     if draw(st.booleans()):
-        document["tool_permissions"] = {t: draw(st.sampled_from(["allow", "ask", "deny"])) for t in ("shell", "write_file")}
+        policy = st.sampled_from(["allow", "ask", "deny"])
+        document["tool_permissions"] = {tool: draw(policy) for tool in ("shell", "write_file")}
     document["context"] = {"regions": {"notes": {"kind": draw(st.sampled_from(["temporary", "pinned"])),
                                                  "max_tokens": draw(st.integers(100, 9000))}}}
     stages: dict[str, Any] = {}
@@ -129,7 +130,8 @@ def _fill(container: Any, value: dict[str, Any], path: tuple[str, ...], rnd: ran
             if inline[key]:
                 item = tomlkit.inline_table()
             else:
-                only_tables = bool(child) and all(isinstance(v, dict) and not child_plan[1][k] for k, v in child.items())
+                inline_child = child_plan[1]
+                only_tables = bool(child) and all(isinstance(v, dict) and not inline_child[k] for k, v in child.items())
                 item = tomlkit.table(is_super_table=only_tables and not plain and rnd.random() < 0.5)
             _fill(item, child, (*path, key), rnd, plain, child_plan)
         else:

@@ -128,7 +128,9 @@ def _pair_files(old_path: str, new_path: str, options: dict) -> "Outcome":
     old_data, old_settings = read_with_settings(old_path)
     new_data, new_settings = read_with_settings(new_path)
     old, new = DiffSide(old_path, None), DiffSide(new_path, None)
-    return _outcome(_read(old_data, old_settings, "old", old, new), _read(new_data, new_settings, "new", old, new), options)
+    before = _read(old_data, old_settings, "old", old, new)
+    after = _read(new_data, new_settings, "new", old, new)
+    return _outcome(before, after, options)
 
 
 def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple[list["Outcome"], bool]:

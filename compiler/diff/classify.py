@@ -9,45 +9,36 @@ from both models (`structural`).
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..diagnostics import KeyPath, format_key_path
-from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from .model import Change
 from .rules import RULES
+from .values import (
+    BUDGETS,
+    MODE_TOOLS,
+    OUTPUT_CONTRACT,
+    POLICY_RANK,
+    PROMPT_KEYS,
+    STUCK_BUDGETS,
+    SUBMIT_OUTPUT_TOOL,
+    WRITE_TOOLS,
+    budget_word,
+    comparable,
+    edge_names,
+    element_value,
+    gate_words,
+    layout_names,
+    limit_of,
+    listed,
+    model_list,
+    section_of,
+    show,
+    subject_of,
+)
 from .walk import ABSENT, Delta
 from .words import word_diff
-
-#: Tools that change files or run commands: granting one to an autonomous stage is risky.
-WRITE_TOOLS = frozenset({*MODIFYING_TOOLS, "shell", "bash"})
-#: Modes that grant a tool of their own (the IR's mode sugar).
-MODE_TOOLS = {"output": SUBMIT_OUTPUT_TOOL, "fan_out": FAN_OUT_TOOL}
-#: Keys whose value is text a model or a person reads.
-PROMPT_KEYS = frozenset(
-    {"description", "system_prompt", "transition_prompt", "hint", "message", "text", "prompt", "instructions",
-     "example", "split_prompt", "compact_prompt", "required_message"}
-)
-#: Budget keys → the values that mean "no limit".
-BUDGETS: dict[str, tuple[Any, ...]] = {
-    "max_iterations": (None, 0),
-    "max_revisits": (None,),
-    "max_child_depth": (None,),
-    "max_workers": (0,),
-    "max_items": (None,),
-    "max_tokens": (None,),
-    "max_entries": (None,),
-    "max_file_tokens": (None,),
-    "max_result_tokens": (None,),
-    "max_summary_tokens": (),
-    "budget_percent": (),
-}
-STUCK_BUDGETS = frozenset({"iterations", "minutes", "same_file_edits", "tool_calls"})
-#: Tool policies from the strictest; a tool without one gets the runtime's default.
-POLICY_RANK = {"deny": 0, "ask": 1, None: 2, "allow": 3}
-OUTPUT_CONTRACT = frozenset({"format", "schema", "validator"})
 
 
 @dataclass(frozen=True)
@@ -86,8 +77,8 @@ class Classifier:
 
     def make(self, kind: str, message: str, delta: Delta | None = None, path: KeyPath = (), **extra: Any) -> Pending:
         path = delta.path if delta is not None else path
-        old = extra.pop("old", _value(delta.old) if delta is not None else None)
-        new = extra.pop("new", _value(delta.new) if delta is not None else None)
+        old = extra.pop("old", element_value(delta.old) if delta is not None else None)
+        new = extra.pop("new", element_value(delta.new) if delta is not None else None)
         on_old = extra.pop("on_old", delta is None or delta.old is not ABSENT)
         on_new = extra.pop("on_new", delta is None or delta.new is not ABSENT)
         stage = path[1] if len(path) > 1 and path[0] == "stages" and isinstance(path[1], str) else None
@@ -140,18 +131,18 @@ class Classifier:
         head = path[0]
         if head == "stages":
             if len(path) == 1:
-                yield self.make("order-changed", f"stages reordered: {_names(d.old)} → {_names(d.new)}", d)
+                yield self.make("order-changed", f"stages reordered: {listed(d.old)} → {listed(d.new)}", d)
             elif len(path) == 2:
                 yield self._stage(d)
             else:
                 yield from self._stage_key(d, path[2:])
         elif head == "name":
-            yield self.make("agent-renamed", f"agent renamed from {_show(d.old)} to {_show(d.new)}", d)
+            yield self.make("agent-renamed", f"agent renamed from {show(d.old)} to {show(d.new)}", d)
         elif head in ("version", "description") and len(path) == 1:
             yield self._text_or_value("metadata-changed", d, f"agent {head}")
         elif head == "entry_stage":
             if self.starts[0] == self.starts[1]:
-                yield self.make("setting-changed", f"entry_stage changed from {_show(d.old)} to {_show(d.new)}", d)
+                yield self.make("setting-changed", f"entry_stage changed from {show(d.old)} to {show(d.new)}", d)
         elif head in ("sandbox", "security"):
             yield self._leaf("security-changed", d)
         elif head in ("read_paths", "safe_commands"):
@@ -166,27 +157,30 @@ class Classifier:
     def _stage(self, d: Delta) -> Pending:
         name = d.path[1]
         if d.op == "renamed":
-            return self.make("stage-renamed", f"stage {_show(d.old)} renamed to {_show(d.new)}", d)
+            return self.make("stage-renamed", f"stage {show(d.old)} renamed to {show(d.new)}", d)
         if d.op == "added":
             mode = d.new["mode"]
             kind, extra = ("output-stage-added", " (the output stage)") if mode == "output" else ("stage-added", "")
-            return self.make(kind, f"stage {_show(name)} added{extra}", d, old=None, new=name)
+            return self.make(kind, f"stage {show(name)} added{extra}", d, old=None, new=name)
         mode = d.old["mode"]
-        kind, extra = ("output-stage-removed", " (it produced the output)") if mode == "output" else ("stage-removed", "")
-        return self.make(kind, f"stage {_show(self.back.get(name, name))} removed{extra}", d, old=name, new=None)
+        kind, extra = ("stage-removed", "")
+        if mode == "output":
+            kind, extra = ("output-stage-removed", " (it produced the output)")
+        return self.make(kind, f"stage {show(self.back.get(name, name))} removed{extra}", d, old=name, new=None)
 
     def _stage_key(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
         key = rest[0]
-        where = f"stage {_show(d.path[1])}"
+        where = f"stage {show(d.path[1])}"
         if key == "mode" and len(rest) == 1:
             if d.old == "output":
-                yield self.make("output-stage-removed", f"{where} no longer produces the output (mode {_show(d.new)})", d)
+                message = f"{where} no longer produces the output (mode {show(d.new)})"
+                yield self.make("output-stage-removed", message, d)
             elif d.new == "output":
-                yield self.make("output-stage-added", f"{where} now produces the output (was {_show(d.old)})", d)
+                yield self.make("output-stage-added", f"{where} now produces the output (was {show(d.old)})", d)
             else:
-                yield self.make("stage-mode-changed", f"mode of {where} changed from {_show(d.old)} to {_show(d.new)}", d)
+                yield self.make("stage-mode-changed", f"mode of {where} changed from {show(d.old)} to {show(d.new)}", d)
         elif key == "model" and rest[1:] == ("entries",):
-            message = f"models of {where} changed from {_models(d.old)} to {_models(d.new)}"
+            message = f"models of {where} changed from {model_list(d.old)} to {model_list(d.new)}"
             yield self.make("model-changed", message, d)
         elif key == "model":
             yield self._leaf("model-changed", d)
@@ -202,14 +196,15 @@ class Classifier:
         elif key == "hooks" and len(rest) == 2:
             hook = d.new if d.op == "added" else d.old
             state = "added" if d.op == "added" else "removed"
-            yield self.make("hook-changed", f"hook {_show(rest[1])} of {where} {state} (script {_show(hook['script'])})", d)
+            message = f"hook {show(rest[1])} of {where} {state} (script {show(hook['script'])})"
+            yield self.make("hook-changed", message, d)
         elif key == "hooks":
-            yield self._leaf("hook-changed", d, subject=f"{rest[-1]} of hook {_show(rest[1])} of {where}")
+            yield self._leaf("hook-changed", d, subject=f"{rest[-1]} of hook {show(rest[1])} of {where}")
         elif key == "tool_permissions":
             yield from self._permission(d)
         elif key == "layout" and len(rest) == 1:
             state = "now declares its own layout" if d.old is None else "no longer declares its own layout"
-            yield self.make("region-changed", f"{where} {state}", d, old=_layout_names(d.old), new=_layout_names(d.new))
+            yield self.make("region-changed", f"{where} {state}", d, old=layout_names(d.old), new=layout_names(d.new))
         elif key == "layout":
             yield from self._region(d, rest[1:])
         elif key == "transitions":
@@ -227,41 +222,44 @@ class Classifier:
         source = d.path[1]
         if not rest:
             if d.op == "reordered":
-                yield self.make("order-changed", f"transitions of stage {_show(source)} reordered: "
-                                f"{_names(d.old)} → {_names(d.new)}", d)
+                yield self.make("order-changed", f"transitions of stage {show(source)} reordered: "
+                                f"{listed(d.old)} → {listed(d.new)}", d)
             else:
-                names = [s["name"] for s in self.new["stages"]]
-                index = names.index(source) if source in names else len(names)
-                after = f"falls through to {_show(names[index + 1])}" if index + 1 < len(names) else (
-                    "ends the run when it ends (it is the last stage)")
-                state = f"now has a transitions table (it {after.replace('falls', 'fell').replace('ends the', 'ended the')})" if (
-                    d.old is None) else f"has no transitions table any more: it {after}"
-                yield self.make("fall-through-changed", f"stage {_show(source)} {state}", d,
-                                old=_edge_names(d.old), new=_edge_names(d.new))
+                order = [s["name"] for s in self.new["stages"]]
+                index = order.index(source) if source in order else len(order)
+                after = show(order[index + 1]) if index + 1 < len(order) else None
+                if d.old is None:
+                    then = f"it fell through to {after}" if after else "as the last stage, it ended the run"
+                    state = f"now has a transitions table ({then})"
+                else:
+                    then = f"it falls through to {after}" if after else "as the last stage, it ends the run"
+                    state = f"has no transitions table any more: {then}"
+                yield self.make("fall-through-changed", f"stage {show(source)} {state}", d,
+                                old=edge_names(d.old), new=edge_names(d.new))
             return
         target = rest[0]
-        edge = f"edge {_show(source)} → {_show(target)}"
+        edge = f"edge {show(source)} → {show(target)}"
         if len(rest) == 1:
             if d.op == "renamed":
-                old_edge = f"edge {_show(source)} → {_show(self.back.get(d.old, d.old))}"
-                yield self.make("edge-retargeted", f"{old_edge} now leads to {_show(target)}", d)
+                old_edge = f"edge {show(source)} → {show(self.back.get(d.old, d.old))}"
+                yield self.make("edge-retargeted", f"{old_edge} now leads to {show(target)}", d)
             elif d.op == "added":
                 yield self.make("edge-added", f"{edge} added ({d.new['condition']})", d, old=None, new=target)
             else:
-                old_edge = f"edge {_show(self.back.get(source, source))} → {_show(self.back.get(target, target))}"
+                old_edge = f"edge {show(self.back.get(source, source))} → {show(self.back.get(target, target))}"
                 yield self.make("edge-removed", f"{old_edge} removed ({d.old['condition']})", d, old=target, new=None)
             return
         key = rest[1]
         if key == "condition":
             yield self.make("edge-condition-changed",
-                            f"condition of {edge} changed from {_show(d.old)} to {_show(d.new)}", d)
+                            f"condition of {edge} changed from {show(d.old)} to {show(d.new)}", d)
         elif key in ("transform", "custom") and not (len(rest) == 3 and rest[2] == "compact_prompt"):
             yield self._leaf("transform-changed", d, subject=f"{format_key_path(rest[1:])} of {edge}")
         elif key == "gate" and len(rest) == 2:
             if d.old is None:
-                yield self.make("gate-added", f"{edge} gained a gate", d, old=None, new=_gate_words(d.new))
+                yield self.make("gate-added", f"{edge} gained a gate", d, old=None, new=gate_words(d.new))
             else:
-                yield self.make("gate-removed", f"the gate on {edge} was removed", d, old=_gate_words(d.old), new=None)
+                yield self.make("gate-removed", f"the gate on {edge} was removed", d, old=gate_words(d.old), new=None)
         elif key == "gate" and rest[-1] not in PROMPT_KEYS:
             yield self._leaf("gate-changed", d, subject=f"{format_key_path(rest[1:])} of {edge}")
         elif key == "stuck" and len(rest) == 2:
@@ -275,21 +273,21 @@ class Classifier:
     # --- regions, interaction points, fan-out -------------------------------------------------
 
     def _region(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
-        owner = f" of stage {_show(d.path[1])}" if d.path[0] == "stages" else ""
+        owner = f" of stage {show(d.path[1])}" if d.path[0] == "stages" else ""
         if len(rest) == 1 and d.op == "reordered":
-            yield self.make("order-changed", f"regions{owner} reordered: {_names(d.old)} → {_names(d.new)}", d)
+            yield self.make("order-changed", f"regions{owner} reordered: {listed(d.old)} → {listed(d.new)}", d)
             return
         if len(rest) < 2:
             yield from self._generic(d, rest[-1] if rest else "layout")
             return
-        region = f"region {_show(rest[1])}{owner}"
+        region = f"region {show(rest[1])}{owner}"
         if len(rest) == 2:
             kind = "region-added" if d.op == "added" else "region-removed"
             yield self.make(kind, f"{region} {d.op}", d, old=None if d.op == "added" else rest[1],
                             new=rest[1] if d.op == "added" else None)
             return
         key = rest[2]
-        if len(rest) == 3 and key in BUDGETS and _comparable(d.old, d.new, BUDGETS[key]):
+        if len(rest) == 3 and key in BUDGETS and comparable(d.old, d.new, BUDGETS[key]):
             yield self._budget(d, BUDGETS[key], subject=f"{key} of {region}")
         elif rest[-1] in PROMPT_KEYS:
             yield self._text(d, f"{format_key_path(rest[2:])} of {region}")
@@ -297,11 +295,11 @@ class Classifier:
             yield self._leaf("region-changed", d, subject=f"{format_key_path(rest[2:])} of {region}")
 
     def _interaction(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
-        owner = f"stage {_show(d.path[1])}"
+        owner = f"stage {show(d.path[1])}"
         if not rest:
             yield self.make("order-changed", f"interaction points of {owner} reordered", d)
             return
-        point = f"interaction point {_show(rest[0])} of {owner}"
+        point = f"interaction point {show(rest[0])} of {owner}"
         if len(rest) == 1:
             kind = "interaction-point-added" if d.op == "added" else "interaction-point-removed"
             yield self.make(kind, f"{point} {d.op}", d, old=None if d.op == "added" else rest[0],
@@ -317,7 +315,7 @@ class Classifier:
             yield self._leaf("interaction-point-changed", d, subject=f"{format_key_path(rest[1:])} of {point}")
 
     def _fan_out(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
-        where = f"fan-out of stage {_show(d.path[1])}"
+        where = f"fan-out of stage {show(d.path[1])}"
         if not rest:
             yield self._leaf("fan-out-changed", d, subject=where)
         elif rest[0] == "max_attempts":
@@ -335,7 +333,7 @@ class Classifier:
     def _grants(self, d: Delta, more: str, fewer: str, *, autonomous: bool = False) -> Iterator[Pending]:
         """Items added to a list that grants something (tools, read paths, safe commands), and removed."""
         tools = d.path[0] == "stages"
-        who = f"stage {_show(d.path[1])}" if tools else format_key_path(d.path)
+        who = f"stage {show(d.path[1])}" if tools else format_key_path(d.path)
         verb = "granted" if tools else "allows"
         if not isinstance(d.old, list) or not isinstance(d.new, list):  # a whole section added or removed
             yield self._leaf(more if d.old is None else fewer, d)
@@ -345,20 +343,21 @@ class Classifier:
         removed = [v for v in d.old if v not in d.new and v != implied]
         risky = [v for v in added if v in WRITE_TOOLS] if autonomous else []
         if risky:
-            yield self.make("write-tool-granted", f"autonomous {who} is newly {verb} {_names(risky)}", d)
+            yield self.make("write-tool-granted", f"autonomous {who} is newly {verb} {listed(risky)}", d)
             added = [v for v in added if v not in risky]
         if added:
-            yield self.make(more, f"{who} {'is newly granted' if tools else 'now allows'} {_names(added)}", d)
+            yield self.make(more, f"{who} {'is newly granted' if tools else 'now allows'} {listed(added)}", d)
         if removed:
-            yield self.make(fewer, f"{who} {'is no longer granted' if tools else 'no longer allows'} {_names(removed)}", d)
+            verb = "is no longer granted" if tools else "no longer allows"
+            yield self.make(fewer, f"{who} {verb} {listed(removed)}", d)
         if not added and not removed and not risky:
             kind = "order-changed" if sorted(map(str, d.old)) == sorted(map(str, d.new)) else "setting-changed"
-            yield self.make(kind, f"{_subject(d.path)} changed from {_names(d.old)} to {_names(d.new)}", d)
+            yield self.make(kind, f"{subject_of(d.path)} changed from {listed(d.old)} to {listed(d.new)}", d)
 
     def _permission(self, d: Delta) -> Iterator[Pending]:
         path = d.path
         base = path.index("tool_permissions")
-        owner = f" on stage {_show(path[1])}" if path[0] == "stages" else ""
+        owner = f" on stage {show(path[1])}" if path[0] == "stages" else ""
         if len(path) == base + 1:
             yield self.make("order-changed", f"tool permissions{owner} reordered", d)
             return
@@ -366,20 +365,21 @@ class Classifier:
         old = d.old.get("policy") if isinstance(d.old, dict) else d.old if d.old is not ABSENT else None
         new = d.new.get("policy") if isinstance(d.new, dict) else d.new if d.new is not ABSENT else None
         kind = "permission-relaxed" if POLICY_RANK.get(new, 2) > POLICY_RANK.get(old, 2) else "permission-tightened"
-        message = f"permission of {_show(tool)}{owner} changed from {old or 'unset'} to {new or 'unset'}"
+        message = f"permission of {show(tool)}{owner} changed from {old or 'unset'} to {new or 'unset'}"
         yield self.make(kind, message, d, old=old, new=new)
 
     # --- values ----------------------------------------------------------------------------------
 
     def _budget(self, d: Delta, unlimited: tuple[Any, ...], subject: str | None = None,
                 values: tuple[Any, Any] | None = None) -> Pending:
-        subject = subject or _subject(d.path)
+        subject = subject or subject_of(d.path)
         old, new = values or (d.old, d.new)
-        before, after = _limit(old, unlimited), _limit(new, unlimited)
+        before, after = limit_of(old, unlimited), limit_of(new, unlimited)
         if before == after:  # two spellings of one meaning (no cap: null and 0)
-            return self.make("setting-changed", f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+            return self.make("setting-changed", f"{subject} changed from {show(d.old)} to {show(d.new)}", d)
         kind, verb = ("budget-raised", "raised") if after > before else ("budget-lowered", "lowered")
-        return self.make(kind, f"{subject} {verb} from {_budget_word(old, unlimited)} to {_budget_word(new, unlimited)}", d)
+        message = f"{subject} {verb} from {budget_word(old, unlimited)} to {budget_word(new, unlimited)}"
+        return self.make(kind, message, d)
 
     def _text(self, d: Delta, subject: str, kind: str = "prompt-changed") -> Pending:
         old = d.old if isinstance(d.old, str) else None
@@ -390,26 +390,26 @@ class Classifier:
     def _text_or_value(self, kind: str, d: Delta, subject: str) -> Pending:
         if isinstance(d.old, str) and isinstance(d.new, str) and len(d.old) + len(d.new) > 60:
             return self._text(d, subject, kind)
-        return self.make(kind, f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+        return self.make(kind, f"{subject} changed from {show(d.old)} to {show(d.new)}", d)
 
     def _leaf(self, kind: str, d: Delta, subject: str | None = None) -> Pending:
-        subject = subject or _subject(d.path)
+        subject = subject or subject_of(d.path)
         if d.op == "added" or d.old is None:
-            return self.make(kind, f"{subject} set to {_show(d.new)}", d)
+            return self.make(kind, f"{subject} set to {show(d.new)}", d)
         if d.op == "removed" or d.new is None:
-            return self.make(kind, f"{subject} removed (was {_show(d.old)})", d)
-        return self.make(kind, f"{subject} changed from {_show(d.old)} to {_show(d.new)}", d)
+            return self.make(kind, f"{subject} removed (was {show(d.old)})", d)
+        return self.make(kind, f"{subject} changed from {show(d.old)} to {show(d.new)}", d)
 
     def _generic(self, d: Delta, key: Any, subject: str | None = None) -> Iterator[Pending]:
-        subject = subject or _subject(d.path)
-        section = _section(d.path)
+        subject = subject or subject_of(d.path)
+        section = section_of(d.path)
         if key in PROMPT_KEYS:
             yield self._text(d, subject)
         elif section == "nudge":
             yield self._leaf("nudge-changed", d, subject)
         elif section == "output" and (key in OUTPUT_CONTRACT or key == "output"):
             yield self._leaf("output-contract-changed", d, subject)
-        elif key in BUDGETS and _comparable(d.old, d.new, BUDGETS[key]):
+        elif key in BUDGETS and comparable(d.old, d.new, BUDGETS[key]):
             yield self._budget(d, BUDGETS[key], subject)
         else:
             yield self._leaf("setting-changed", d, subject)
@@ -422,7 +422,7 @@ class Classifier:
         old_start, new_start = self.starts
         if old_start != new_start:
             was = self.back.get(old_start, old_start)
-            message = f"runs now start in stage {_show(new_start)} instead of {_show(was)}"
+            message = f"runs now start in stage {show(new_start)} instead of {show(was)}"
             if self.old.get("entry_stage") != self.new.get("entry_stage"):
                 out.append(self.make("entry-changed", message, path=("entry_stage",), old=was, new=new_start))
             else:  # the first stage changed: point at the first stage on each side
@@ -430,92 +430,9 @@ class Classifier:
                 out.append(Pending(pending.change, ("stages", was), ("stages", new_start)))
         for name, (before, after) in falls.items():
             if before != after:
-                to = _show(after) if after else "the end of the run"
-                out.append(self.make("fall-through-changed", f"stage {_show(name)} now falls through to {to}",
+                to = show(after) if after else "the end of the run"
+                out.append(self.make("fall-through-changed", f"stage {show(name)} now falls through to {to}",
                                      path=("stages", name), old=before, new=after))
         return out
 
 
-# --- formatting -------------------------------------------------------------------------------------
-
-
-def _value(value: Any) -> Any:
-    """What a change record keeps of a value: an element by its name, anything else as is."""
-    if value is ABSENT:
-        return None
-    if isinstance(value, dict):
-        for key in ("name", "target", "tool", "event"):
-            if isinstance(value.get(key), str):
-                return value[key]
-    return value
-
-
-def _section(path: KeyPath) -> Any:
-    """The top-level key a path is under, or the stage key for a path inside a stage."""
-    return path[2] if len(path) > 2 and path[0] == "stages" else path[0]
-
-
-def _subject(path: KeyPath) -> str:
-    if len(path) >= 3 and path[0] == "stages":
-        return f"{format_key_path(path[2:])} of stage {_show(path[1])}"
-    return format_key_path(path)
-
-
-def _show(value: Any, limit: int = 60) -> str:
-    if value is None or value is ABSENT:
-        return "unset"
-    if isinstance(value, str):
-        text = value if len(value) <= limit else value[: limit - 1] + "…"
-        return "'" + text.replace("\n", "⏎") + "'"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict) and isinstance(value.get("name"), str):
-        return _show(value["name"])
-    if isinstance(value, dict):  # a section: the keys it sets
-        text = ", ".join(f"{k}={_show(v, limit)}" for k, v in value.items() if v not in (None, [], {})) or "{}"
-        return text if len(text) <= limit else text[: limit - 1] + "…"
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _names(values: Any) -> str:
-    return ", ".join(_show(v) for v in values) if isinstance(values, list) and values else "none"
-
-
-def _limit(value: Any, unlimited: tuple[Any, ...]) -> float:
-    if value in unlimited and not isinstance(value, bool):
-        return math.inf
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.inf
-
-
-def _comparable(old: Any, new: Any, unlimited: tuple[Any, ...]) -> bool:
-    """Both sides are a number or a value meaning "no limit"."""
-    def ok(v: Any) -> bool:
-        return (isinstance(v, (int, float)) and not isinstance(v, bool)) or (v in unlimited and v is not ABSENT)
-
-    return ok(old) and ok(new)
-
-
-def _budget_word(value: Any, unlimited: tuple[Any, ...]) -> str:
-    return "no limit" if value in unlimited and not isinstance(value, bool) else _show(value)
-
-
-def _gate_words(gate: Any) -> Any:
-    """A gate's settings that differ from a gate's defaults (what it holds the stage to)."""
-    if not isinstance(gate, dict):
-        return gate
-    return {k: v for k, v in gate.items() if v not in (None, False, [], ()) and k != "max_attempts"} or gate
-
-
-def _models(entries: Any) -> str:
-    if not isinstance(entries, list):
-        return _show(entries)
-    return ", ".join(f"{e.get('provider')}/{e.get('model')}" if isinstance(e, dict) else _show(e) for e in entries)
-
-
-def _layout_names(layout: Any) -> Any:
-    return [r["name"] for r in layout["regions"]] if isinstance(layout, dict) else None
-
-
-def _edge_names(edges: Any) -> Any:
-    return [e["target"] for e in edges] if isinstance(edges, list) else None

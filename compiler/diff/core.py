@@ -124,7 +124,8 @@ def added(new: Version) -> Diff:
 
 def removed(old: Version) -> Diff:
     """A blueprint that only the old side has."""
-    change = Change("blueprint-removed", RULES["blueprint-removed"].change_class, f"blueprint '{old.blueprint.name}' removed: the file is gone",
+    message = f"blueprint '{old.blueprint.name}' removed: the file is gone"
+    change = Change("blueprint-removed", RULES["blueprint-removed"].change_class, message,
                     old=old.blueprint.name, old_at=Location(old.label, 1, 1))
     return Diff(old.side, DiffSide(old.label, None, None), (change,), status="removed")
 
@@ -167,5 +168,7 @@ def _located(pending: list[Pending], old: Version, new: Version) -> tuple[Change
     ]
     rank = {name: number for number, name in enumerate(CLASSES)}
     groups = {"blueprint": 0, "runs": 1}
-    order = sorted(range(len(changes)), key=lambda i: (groups[RULES[changes[i].kind].group], rank[changes[i].change_class], i))
-    return tuple(changes[i] for i in order)
+    def key(i: int) -> tuple[int, int, int]:
+        return groups[RULES[changes[i].kind].group], rank[changes[i].change_class], i
+
+    return tuple(changes[i] for i in sorted(range(len(changes)), key=key))

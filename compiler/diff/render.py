@@ -121,7 +121,8 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
         from ..render.text import render_diagnostic
 
         errors = [d for d in outcome.diagnostics if d.severity == "error"]
-        lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version has {_plural(len(errors), 'error')}"]
+        has = _plural(len(errors), "error")
+        lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version has {has}"]
         return "\n\n".join([*lines, *(render_diagnostic(d, outcome.source, color=color) for d in errors)])
     if outcome.status == "unchanged":
         return f"{paint('bold', title)}: no change (digest {outcome.new.digest[:12] if outcome.new.digest else '?'})"

@@ -61,7 +61,8 @@ RULES: dict[str, ChangeRule] = _rules(
     ChangeRule("edge-condition-changed", R, _BP, "a transition's condition changed",
                "the edge is now taken in other circumstances (by the model's choice, on error, when stuck …)"),
     ChangeRule("fall-through-changed", R, _BP, "where a stage without a transitions table goes next changed, "
-               "or it gained or lost its transitions table", "the stage now hands over to another stage, or ends the run"),
+               "or it gained or lost its transitions table",
+               "the stage now hands over to another stage, or ends the run"),
     ChangeRule("transform-changed", R, _BP, "what a transition does to the context changed (`transform`, "
                "`transform_config`)", "the next stage sees more or less of what happened before"),
     ChangeRule("gate-removed", R, _BP, "a gate is gone from a transition",
@@ -73,7 +74,8 @@ RULES: dict[str, ChangeRule] = _rules(
                "runs may now cost more and loop longer before anything stops them"),
     ChangeRule("write-tool-granted", R, _BP, "a write or shell tool (`write_file`, `edit_file`, `shell`) is newly "
                "granted to an autonomous stage", "the stage can now change files or run commands with nobody watching"),
-    ChangeRule("permission-relaxed", R, _BP, "a tool permission moved towards `allow` (deny → ask → unset → allow), "
+    ChangeRule("permission-relaxed", R, _BP, "a tool permission moved towards `allow` "
+               "(deny → ask → unset → allow), "
                "`read_paths` or `safe_commands` grew, or an interaction point now approves itself unattended",
                "calls that needed a person's approval, or were refused, may now go through"),
     ChangeRule("security-changed", R, _BP, "`[sandbox]` or `[security]` changed (at the top or on a stage)",
@@ -133,7 +135,8 @@ RULES: dict[str, ChangeRule] = _rules(
     ChangeRule("stage-reachable", I, _RUNS, "a run now enters a stage no run entered before", "dead code came alive"),
     ChangeRule("ceiling-lowered", I, _RUNS, "the most stage visits or inferences a run can make went down (or "
                "became bounded)", "the worst-case cost of a run shrank"),
-    ChangeRule("runs-can-complete", I, _RUNS, "no run completed before; now some run can", "the agent can finish again"),
+    ChangeRule("runs-can-complete", I, _RUNS, "no run completed before; now some run can",
+               "the agent can finish again"),
 )
 
 

@@ -47,13 +47,14 @@ def _summary(analysis: "Analysis", rename: dict[str, str]) -> _Side:
         can_complete=can_complete(analysis),
     )
     findings = {
-        (finding.code, format_key_path(_renamed(finding.path, rename))): (_TRACED.sub("", finding.message), finding.path)
+        (finding.code, format_key_path(_renamed(finding.path, rename))): (
+            _TRACED.sub("", finding.message),
+            finding.path,
+        )
         for finding in analysis.findings
         if finding.code not in NOT_COMPARED
     }
-    per_stage = (
-        {rename.get(s.stage, s.stage): (s.visits, s.inferences) for s in ceilings.stages} if ceilings is not None else {}
-    )
+    per_stage = {rename.get(s.stage, s.stage): (s.visits, s.inferences) for s in (ceilings.stages if ceilings else ())}
     return _Side(run, findings, per_stage)
 
 
