@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..diagnostics import KeyPath, format_key_path
+from ..ir.model import DEFAULT_FAN_OUT_ATTEMPTS
 from .model import Change
 from .rules import RULES
 from .values import (
@@ -161,12 +162,12 @@ class Classifier:
         if d.op == "added":
             mode = d.new["mode"]
             kind, extra = ("output-stage-added", " (the output stage)") if mode == "output" else ("stage-added", "")
-            return self.make(kind, f"stage {show(name)} added{extra}", d, old=None, new=name)
+            return self.make(kind, f"stage {show(name)} added{extra}", d)
         mode = d.old["mode"]
         kind, extra = ("stage-removed", "")
         if mode == "output":
             kind, extra = ("output-stage-removed", " (it produced the output)")
-        return self.make(kind, f"stage {show(self.back.get(name, name))} removed{extra}", d, old=name, new=None)
+        return self.make(kind, f"stage {show(self.back.get(name, name))} removed{extra}", d)
 
     def _stage_key(self, d: Delta, rest: KeyPath) -> Iterator[Pending]:
         key = rest[0]
@@ -244,10 +245,10 @@ class Classifier:
                 old_edge = f"edge {show(source)} → {show(self.back.get(d.old, d.old))}"
                 yield self.make("edge-retargeted", f"{old_edge} now leads to {show(target)}", d)
             elif d.op == "added":
-                yield self.make("edge-added", f"{edge} added ({d.new['condition']})", d, old=None, new=target)
+                yield self.make("edge-added", f"{edge} added ({d.new['condition']})", d)
             else:
                 old_edge = f"edge {show(self.back.get(source, source))} → {show(self.back.get(target, target))}"
-                yield self.make("edge-removed", f"{old_edge} removed ({d.old['condition']})", d, old=target, new=None)
+                yield self.make("edge-removed", f"{old_edge} removed ({d.old['condition']})", d)
             return
         key = rest[1]
         if key == "condition":
@@ -282,9 +283,7 @@ class Classifier:
             return
         region = f"region {show(rest[1])}{owner}"
         if len(rest) == 2:
-            kind = "region-added" if d.op == "added" else "region-removed"
-            yield self.make(kind, f"{region} {d.op}", d, old=None if d.op == "added" else rest[1],
-                            new=rest[1] if d.op == "added" else None)
+            yield self.make("region-added" if d.op == "added" else "region-removed", f"{region} {d.op}", d)
             return
         key = rest[2]
         if len(rest) == 3 and key in BUDGETS and comparable(d.old, d.new, BUDGETS[key]):
@@ -302,8 +301,7 @@ class Classifier:
         point = f"interaction point {show(rest[0])} of {owner}"
         if len(rest) == 1:
             kind = "interaction-point-added" if d.op == "added" else "interaction-point-removed"
-            yield self.make(kind, f"{point} {d.op}", d, old=None if d.op == "added" else rest[0],
-                            new=rest[0] if d.op == "added" else None)
+            yield self.make(kind, f"{point} {d.op}", d)
         elif rest[1] == "unattended":
             kind = "permission-relaxed" if d.new == "auto_approve" else "permission-tightened"
             state = "now approves itself when nobody is attached" if d.new == "auto_approve" else (
@@ -319,7 +317,7 @@ class Classifier:
         if not rest:
             yield self._leaf("fan-out-changed", d, subject=where)
         elif rest[0] == "max_attempts":
-            old, new = (3 if v is None else v for v in (d.old, d.new))  # None: the runtime's default of 3
+            old, new = (DEFAULT_FAN_OUT_ATTEMPTS if v is None else v for v in (d.old, d.new))  # None: the default
             yield self._budget(d, (), subject=f"max_attempts of {where}", values=(old, new))
         elif rest[0] in BUDGETS:
             yield self._budget(d, BUDGETS[rest[0]], subject=f"{rest[0]} of {where}")
