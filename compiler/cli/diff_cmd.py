@@ -22,7 +22,7 @@ from .common import color_option, terminal_text, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from ..config import ConfigFinder, Settings
     from ..diff.core import Version
     from ..diff.model import DiffSide, Refused
     from ..diff.render import Outcome
@@ -84,11 +84,11 @@ def command(
     sys.exit(EXIT_FINDINGS if refused or tripped else EXIT_OK)
 
 
-def _settings(path: str) -> "Settings":
-    from ..config import ConfigError, ConfigFinder, settings_for
+def _settings(path: str, finder: "ConfigFinder") -> "Settings":
+    from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(ConfigFinder().for_file(path))
+        return settings_for(finder.for_file(path))
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 
@@ -136,6 +136,7 @@ def _pair_files(old_path: str, new_path: str, options: dict) -> "Outcome":
 def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple[list["Outcome"], bool]:
     """Each blueprint below `given` in the working tree or at `rev`, compared; and whether a
     working-tree file could not be read."""
+    from ..config import ConfigFinder
     from ..diff.git import GitError, blueprints_at, check_revision, read_at
     from ..diff.model import DiffSide
     from ..discover import discover
@@ -161,8 +162,9 @@ def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple
         raise CliError(f"no blueprints found in {where}, in the working tree or at {rev}")
     outcomes: list["Outcome"] = []
     unreadable = False
+    finder = ConfigFinder()
     for path in ordered:
-        settings = _settings(path)
+        settings = _settings(path, finder)
         old_side, new_side = DiffSide(path, None, rev), DiffSide(path, None)
         new = old = None
         if path in current:

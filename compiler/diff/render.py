@@ -13,6 +13,7 @@ import json
 import re
 from typing import Sequence, Union
 
+from ..render.text import visible
 from .model import CLASSES, Change, Diff, Refused, RunDelta
 from .rules import RULES
 
@@ -173,13 +174,12 @@ MARKDOWN_MARKER = "<!-- blueprint-diff -->"
 
 
 def _md(text: str) -> str:
-    """Plain text safe in a Markdown table cell: punctuation escaped, one line."""
-    text = re.sub(r"([\\`*_\[\]<>|#~!&])", r"\\\1", text)
-    return " ".join(text.split())
+    """Plain text safe in a Markdown table cell: punctuation escaped, one line, controls shown."""
+    return re.sub(r"([\\`*_\[\]<>|#~!&])", r"\\\1", visible(" ".join(text.split())))
 
 
 def _code(text: str) -> str:
-    return "<code>" + html.escape(" ".join(text.split())).replace("|", "&#124;") + "</code>"
+    return "<code>" + html.escape(visible(" ".join(text.split()))).replace("|", "&#124;") + "</code>"
 
 
 def render_markdown(outcomes: Sequence[Outcome]) -> str:
