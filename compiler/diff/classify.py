@@ -80,8 +80,8 @@ class Classifier:
         path = delta.path if delta is not None else path
         old = extra.pop("old", element_value(delta.old) if delta is not None else None)
         new = extra.pop("new", element_value(delta.new) if delta is not None else None)
-        on_old = extra.pop("on_old", delta is None or delta.old is not ABSENT)
-        on_new = extra.pop("on_new", delta is None or delta.new is not ABSENT)
+        on_old = delta is None or delta.old is not ABSENT
+        on_new = delta is None or delta.new is not ABSENT
         stage = path[1] if len(path) > 1 and path[0] == "stages" and isinstance(path[1], str) else None
         change = Change(kind, RULES[kind].change_class, message, tuple(path), stage, old, new, **extra)
         return Pending(change, self.old_path(path) if on_old else None, tuple(path) if on_new else None)
@@ -242,7 +242,7 @@ class Classifier:
         edge = f"edge {show(source)} → {show(target)}"
         if len(rest) == 1:
             if d.op == "renamed":
-                old_edge = f"edge {show(source)} → {show(self.back.get(d.old, d.old))}"
+                old_edge = f"edge {show(self.back.get(source, source))} → {show(self.back.get(d.old, d.old))}"
                 yield self.make("edge-retargeted", f"{old_edge} now leads to {show(target)}", d)
             elif d.op == "added":
                 yield self.make("edge-added", f"{edge} added ({d.new['condition']})", d)
@@ -332,7 +332,6 @@ class Classifier:
         """Items added to a list that grants something (tools, read paths, safe commands), and removed."""
         tools = d.path[0] == "stages"
         who = f"stage {show(d.path[1])}" if tools else format_key_path(d.path)
-        verb = "granted" if tools else "allows"
         if not isinstance(d.old, list) or not isinstance(d.new, list):  # a whole section added or removed
             yield self._leaf(more if d.old is None else fewer, d)
             return
@@ -341,13 +340,13 @@ class Classifier:
         removed = [v for v in d.old if v not in d.new and v != implied]
         risky = [v for v in added if v in WRITE_TOOLS] if autonomous else []
         if risky:
-            yield self.make("write-tool-granted", f"autonomous {who} is newly {verb} {listed(risky)}", d)
+            yield self.make("write-tool-granted", f"autonomous {who} is newly granted {listed(risky)}", d)
             added = [v for v in added if v not in risky]
+        gains, losses = ("is newly granted", "is no longer granted") if tools else ("now allows", "no longer allows")
         if added:
-            yield self.make(more, f"{who} {'is newly granted' if tools else 'now allows'} {listed(added)}", d)
+            yield self.make(more, f"{who} {gains} {listed(added)}", d)
         if removed:
-            verb = "is no longer granted" if tools else "no longer allows"
-            yield self.make(fewer, f"{who} {verb} {listed(removed)}", d)
+            yield self.make(fewer, f"{who} {losses} {listed(removed)}", d)
         if not added and not removed and not risky:
             kind = "order-changed" if sorted(map(str, d.old)) == sorted(map(str, d.new)) else "setting-changed"
             yield self.make(kind, f"{subject_of(d.path)} changed from {listed(d.old)} to {listed(d.new)}", d)
@@ -362,7 +361,9 @@ class Classifier:
         tool = path[base + 1]
         old = d.old.get("policy") if isinstance(d.old, dict) else d.old if d.old is not ABSENT else None
         new = d.new.get("policy") if isinstance(d.new, dict) else d.new if d.new is not ABSENT else None
-        kind = "permission-relaxed" if POLICY_RANK.get(new, 2) > POLICY_RANK.get(old, 2) else "permission-tightened"
+        unset = POLICY_RANK[None]
+        relaxed = POLICY_RANK.get(new, unset) > POLICY_RANK.get(old, unset)
+        kind = "permission-relaxed" if relaxed else "permission-tightened"
         message = f"permission of {show(tool)}{owner} changed from {old or 'unset'} to {new or 'unset'}"
         yield self.make(kind, message, d, old=old, new=new)
 
