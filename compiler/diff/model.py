@@ -176,7 +176,8 @@ class Diff:
     runs: RunDelta | None = None
     #: "changed", "unchanged", "added" or "removed".
     status: str = "changed"
-    counts: dict[str, int] = field(default_factory=dict, compare=False)
+    #: Changes per class (computed).
+    counts: dict[str, int] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         counts = {name: 0 for name in CLASSES}

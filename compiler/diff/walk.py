@@ -27,6 +27,8 @@ from ..ir.serialize import encode
 Op = Literal["changed", "added", "removed", "renamed", "reordered"]
 #: A stage pair at least this similar (shared content over all content) is a rename.
 RENAME_SIMILARITY = 0.5
+#: Above this many (removed × added) pairs, stages are paired only when their content is the same.
+RENAME_PAIRS = 10_000
 #: Derived from other keys, which are compared instead (the nudge blocks as written, the
 #: regions, the stages).
 DERIVED = frozenset({"effective_nudge", "fallback", "default_stage"})
@@ -146,15 +148,29 @@ def _retargets(before: dict, after: dict, gone: list[str], came: list[str]) -> d
 
 
 def stage_renames(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
-    """Removed stage → added stage, for pairs similar enough (best pairs first)."""
+    """Removed stage → added stage, for pairs similar enough (best pairs first).
+
+    Stages with exactly the same content pair first; the rest are scored pair by pair, unless
+    there are too many pairs to score (a blueprint rewritten wholesale), when they stay a
+    removal and an addition.
+    """
     old_names = [s["name"] for s in old["stages"]]
     new_names = [s["name"] for s in new["stages"]]
     gone = [n for n in old_names if n not in set(new_names)]
     came = [n for n in new_names if n not in set(old_names)]
     if not gone or not came:
         return {}
-    old_traits = {n: _traits(old, n) for n in gone}
-    new_traits = {n: _traits(new, n) for n in came}
+    old_traits, new_traits = _traits(old, gone), _traits(new, came)
+    renames: dict[str, str] = {}
+    same = {frozenset(traits): name for name, traits in reversed(new_traits.items()) if traits}
+    for name, traits in old_traits.items():
+        match = same.get(frozenset(traits))
+        if match is not None and match not in renames.values():
+            renames[name] = match
+    gone = [n for n in gone if n not in renames]
+    came = [n for n in came if n not in renames.values()]
+    if len(gone) * len(came) > RENAME_PAIRS:
+        return renames
     scored = []
     for a in gone:
         for b in came:
@@ -163,33 +179,33 @@ def stage_renames(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
                 score = len(old_traits[a] & new_traits[b]) / len(union)
                 if score >= RENAME_SIMILARITY:
                     scored.append((-score, old_names.index(a), new_names.index(b), a, b))
-    renames: dict[str, str] = {}
     for _, _, _, a, b in sorted(scored):
         if a not in renames and b not in renames.values():
             renames[a] = b
     return renames
 
 
-_DEFAULT_STAGE: dict[str, Any] | None = None
-
-
-def _traits(blueprint: dict[str, Any], name: str) -> set[str]:
-    """What a stage is, apart from its name: its non-default settings, and who leads into it."""
-    global _DEFAULT_STAGE
-    if _DEFAULT_STAGE is None:
-        _DEFAULT_STAGE = encode(Stage(name=""), Stage)
-    stage = next(s for s in blueprint["stages"] if s["name"] == name)
-    traits = {
-        f"{key}={json.dumps(value, sort_keys=True)}"
-        for key, value in stage.items()
-        if key not in ("name", "effective_nudge", "transitions") and value != _DEFAULT_STAGE.get(key)
-    }
-    for edge in stage["transitions"] or ():
-        traits.add(f"edge={json.dumps({k: v for k, v in edge.items() if k != 'target' or v != name}, sort_keys=True)}")
-    for source in blueprint["stages"]:
-        for edge in source["transitions"] or ():
-            if edge["target"] == name and source["name"] != name:
-                traits.add(f"from={source['name']}:{edge['condition']}")
+def _traits(blueprint: dict[str, Any], names: list[str]) -> dict[str, set[str]]:
+    """What each named stage is, apart from its name: its non-default settings, its edges, and
+    who leads into it."""
+    default = encode(Stage(name=""), Stage)
+    wanted = set(names)
+    traits: dict[str, set[str]] = {name: set() for name in names}
+    for stage in blueprint["stages"]:
+        name = stage["name"]
+        for edge in stage["transitions"] or ():
+            if edge["target"] in wanted and edge["target"] != name:
+                traits[edge["target"]].add(f"from={name}:{edge['condition']}")
+        if name not in wanted:
+            continue
+        traits[name].update(
+            f"{key}={json.dumps(value, sort_keys=True)}"
+            for key, value in stage.items()
+            if key not in ("name", "effective_nudge", "transitions") and value != default.get(key)
+        )
+        for edge in stage["transitions"] or ():
+            body = {k: v for k, v in edge.items() if k != "target" or v != name}  # a self-loop stays one
+            traits[name].add(f"edge={json.dumps(body, sort_keys=True)}")
     return traits
 
 
