@@ -1,6 +1,7 @@
 """`blueprint diff` on the command line: two files, `--rev` in a git repository, the gate
 (`--fail-on`), the formats, errors and exit statuses; `blueprint compile --digest`; the
-pre-commit hook's entry."""
+pre-commit hook, by its entry and (marked `slow`, as in test_precommit.py) by a real
+`pre-commit try-repo` run."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ import compiler
 from compiler.cli.main import cli
 from compiler.diff.rules import RULES
 from helpers import ROOT
+from test_precommit import _git as precommit_git
+from test_precommit import _git_env as git_env
+from test_precommit import hook_repository  # noqa: F401  (a fixture: this checkout as a hook repository)
 
 CASES = ROOT / "tests" / "diff_cases"
 BASE = (CASES / "budget-raised" / "build-revisits.old.leviath").read_text(encoding="utf-8")
@@ -279,3 +283,33 @@ def test_compile_digest_is_one_value_per_meaning(files: Path) -> None:
     assert old.stdout.strip() == compiler.digest(compiler.compile(CASES / "_unchanged" / "formatting.old.leviath"))
     assert digest("risky.leviath").stdout != digest("base.leviath").stdout
     assert digest("broken.leviath").exit_code == 1
+
+
+@requires_git
+@pytest.mark.slow
+def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path: Path) -> None:
+    """A real pre-commit run of `blueprint-diff` on a staged change: breaking fails the commit."""
+    project = tmp_path / "project"
+    (project / "agents").mkdir(parents=True)
+    (project / "agents" / "agent.leviath").write_text(BASE, encoding="utf-8")
+    precommit_git("init", "-q", cwd=project)
+    precommit_git("add", "-A", cwd=project)
+    precommit_git("commit", "-q", "--no-verify", "-m", "base", cwd=project)
+
+    def try_repo() -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository)]
+        return subprocess.run(
+            [*command, "blueprint-diff"], cwd=project, env=git_env(), capture_output=True, text=True, timeout=1200
+        )
+
+    (project / "agents" / "agent.leviath").write_text(RISKY, encoding="utf-8")
+    precommit_git("add", "-A", cwd=project)
+    risky = try_repo()
+    assert risky.returncode == 0, risky.stdout + risky.stderr
+    assert re.search(r"review agent blueprint changes\.+Passed", risky.stdout)
+    (project / "agents" / "agent.leviath").write_text(BREAKING, encoding="utf-8")
+    precommit_git("add", "-A", cwd=project)
+    breaking = try_repo()
+    assert breaking.returncode == 1, breaking.stdout + breaking.stderr
+    assert re.search(r"review agent blueprint changes\.+Failed", breaking.stdout)
+    assert "agent renamed from 'shop' to 'store'" in breaking.stdout
