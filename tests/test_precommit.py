@@ -217,3 +217,34 @@ def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: s
         assert re.search(r"validate agent blueprints\.+Failed", output), output
         assert "agents/agent.leviath:6:26: error[unknown-stage]" in output
         assert "agent.leviath.bak" not in output and "config.toml" not in output
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path: Path) -> None:
+    """A real pre-commit run of `blueprint-diff` on a staged change: breaking fails the commit."""
+    project = tmp_path / "project"
+    (project / "agents").mkdir(parents=True)
+    base = (ROOT / "tests" / "diff_cases" / "budget-raised" / "build-revisits.old.leviath").read_text(encoding="utf-8")
+    (project / "agents" / "agent.leviath").write_text(base, encoding="utf-8")
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    _git("commit", "-q", "--no-verify", "-m", "base", cwd=project)
+
+    def try_repo() -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository)]
+        return subprocess.run(
+            [*command, "blueprint-diff"], cwd=project, env=_git_env(), capture_output=True, text=True, timeout=1200
+        )
+
+    risky_text = base.replace("max_revisits = 2", "max_revisits = 4", 1)
+    (project / "agents" / "agent.leviath").write_text(risky_text, encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    risky = try_repo()
+    assert risky.returncode == 0, risky.stdout + risky.stderr
+    assert re.search(r"review agent blueprint changes\.+Passed", risky.stdout)
+    (project / "agents" / "agent.leviath").write_text(base.replace('name = "shop"', 'name = "store"'), encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    breaking = try_repo()
+    assert breaking.returncode == 1, breaking.stdout + breaking.stderr
+    assert re.search(r"review agent blueprint changes\.+Failed", breaking.stdout)
+    assert "agent renamed from 'shop' to 'store'" in breaking.stdout
