@@ -16,7 +16,7 @@ The IRs are walked (`walk`), each difference classified (`classify`), located in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..ir.digest import encoded_digest
@@ -159,8 +159,6 @@ def _falls(old: "Blueprint", new: "Blueprint", renames: dict[str, str]) -> dict[
 
 def _located(pending: list[Pending], old: Version, new: Version) -> tuple[Change, ...]:
     """The changes with their places in both files, in report order (blueprint, then runs; by class)."""
-    from dataclasses import replace
-
     at_old = Locator(old.label, old.source, old.blueprint)
     at_new = Locator(new.label, new.source, new.blueprint)
     changes = [
