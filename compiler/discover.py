@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from .config import DEFAULT_EXCLUDE
 from .ignore import PathFilter
 
 BLUEPRINT_NAME = "agent.leviath"
@@ -34,6 +35,15 @@ class Discovery:
     excluded: tuple[str, ...] = ()
     #: Every folder the search listed, in the order listed (`--watch` watches them).
     folders: tuple[str, ...] = ()
+
+
+#: Folder names the default `exclude` leaves out besides hidden ones (`.*`).
+_DEFAULT_FOLDER_NAMES = frozenset(name for name in DEFAULT_EXCLUDE if name != ".*")
+
+
+def is_skipped_directory(name: str) -> bool:
+    """A folder name the default `exclude` leaves out: hidden, vendored or build output."""
+    return name.startswith(".") or name in _DEFAULT_FOLDER_NAMES
 
 
 def is_blueprint_name(name: str) -> bool:
