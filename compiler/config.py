@@ -113,10 +113,10 @@ KEYS: dict[str, ConfigKey] = {
         DEFAULT_MAX_ITERATIONS,
         "the iteration cap of a stage whose max_iterations is unset or 0, as Leviath's configuration sets it (0: none)",
     ),
-    "exclude": ConfigKey("exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces the defaults)"),
+    "exclude": ConfigKey("exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces defaults)"),
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
-    "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a directory search leaves out what .gitignore ignores"),
-    "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published, with {code} for the rule"),
+    "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
+    "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),
 }
 
 

@@ -243,8 +243,8 @@ class PathFilter:
 
 def _config_sets(config: "FileConfig") -> list[PatternSet]:
     where = config.label
-    sets = [PatternSet(str(config.directory), f"{where} exclude" if config.exclude is not None else "the default exclude",
-                       tuple(config.value("exclude")))]
+    source = f"{where} exclude" if config.exclude is not None else "the default exclude"
+    sets = [PatternSet(str(config.directory), source, tuple(config.value("exclude")))]
     if config.extend_exclude:
         sets.append(PatternSet(str(config.directory), f"{where} extend-exclude", config.extend_exclude))
     return sets

@@ -78,7 +78,10 @@ class Checked:
 )
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
 @click.option(
-    "-q", "--quiet", is_flag=True, help="Leave out the findings and ceilings: only the summary (text and concise formats)."
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Leave out the findings and ceilings: only the summary (text and concise formats).",
 )
 @watch_option
 @click.option(
@@ -119,7 +122,10 @@ def command(
     if watch:
         from .watch import watch as watch_paths
 
-        watch_paths(paths, overrides, lambda: _check(paths, overrides, output_format, options, color, max_states, emit_dir))
+        def run_once() -> int:
+            return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+
+        watch_paths(paths, overrides, run_once)
     sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
 
 

@@ -200,7 +200,9 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
             click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
     if not found.files:
         where = ", ".join(f"'{p}'" for p in paths)
-        left_out = f"; {len(found.excluded)} path(s) left out by exclude patterns or .gitignore" if found.excluded else ""
+        left_out = ""
+        if found.excluded:
+            left_out = f"; {len(found.excluded)} path(s) left out by exclude patterns or .gitignore"
         raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files{left_out})")
     return found.files
 

@@ -28,7 +28,11 @@ CATALOG_ENTRIES: dict[str, tuple[str, str, list[str]]] = {
     ),
     "ir": ("Agent blueprint IR", "A compiled agent blueprint (blueprint compile)", ["*.ir.json"]),
     "report": ("blueprint validate report", "The JSON report of blueprint validate --format json", []),
-    "scenario": ("Blueprint scenarios", "Scripted runs of a blueprint with expectations (blueprint test)", ["*.scenarios.toml"]),
+    "scenario": (
+        "Blueprint scenarios",
+        "Scripted runs of a blueprint with expectations (blueprint test)",
+        ["*.scenarios.toml"],
+    ),
 }
 
 

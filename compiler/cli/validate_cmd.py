@@ -72,7 +72,9 @@ class Run:
 @rule_options
 @discovery_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
-@click.option("-q", "--quiet", is_flag=True, help="Leave out the findings: only the summary (text and concise formats).")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Leave out the findings: only the summary (text and concise formats)."
+)
 @click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
@@ -134,7 +136,16 @@ def command(
     if fix and diff:
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
     status = _validate(
-        paths, overrides, output_format, statistics, quiet, color, fix=fix, diff=diff, stdin=stdin, stdin_filename=stdin_filename
+        paths,
+        overrides,
+        output_format,
+        statistics,
+        quiet,
+        color,
+        fix=fix,
+        diff=diff,
+        stdin=stdin,
+        stdin_filename=stdin_filename,
     )
     sys.exit(status)
 

@@ -222,7 +222,8 @@ def _summary(ir: Blueprint, trace: Trace) -> list[str]:
     if shown:
         lines.append("  flags: " + ", ".join(f"{k}={_flag(v)}" for k, v in shown.items()))
     if trace.skipped:
-        lines.append(f"  skipped {trace.skipped} unreadable line{'s' if trace.skipped != 1 else ''}{_numbers(trace.skipped_lines)}")
+        plural = "s" if trace.skipped != 1 else ""
+        lines.append(f"  skipped {trace.skipped} unreadable line{plural}{_numbers(trace.skipped_lines)}")
     if trace.unused:
         lines.append(f"  {trace.unused} event{'s' if trace.unused != 1 else ''} after the end went unused")
     return lines
