@@ -34,8 +34,6 @@ def test_every_template_validates_clean_and_checks_without_warnings(
         result = invoke(command, str(folder), "--format", "json")
         assert result.exit_code == 0, result.output
         assert '"diagnostics": []' in result.stdout and '"warnings": 0' in result.stdout, result.stdout
-    text_report = invoke("check", str(folder))
-    assert text_report.stdout.splitlines()[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
 
 
 @pytest.mark.parametrize("template", [t for t in TEMPLATES if any("/" in p for p in render_template(t, "x"))])
