@@ -30,10 +30,9 @@ from .common import (
     rule_options,
     rule_overrides,
     settings_per_file,
-    terminal_text,
     use_color,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
@@ -94,7 +93,7 @@ def command(
         try:
             data = read_blueprint(path)
         except OSError as exc:
-            click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
+            echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
             unreadable = True
             continue
         item = check_bytes(path, data, settings[path], max_states=max_states)
@@ -105,11 +104,11 @@ def command(
     options = ReportOptions(color=spec.human and use_color(color))
     results = [item.result for item in checked]
     if output_format == "json":
-        click.echo(json_report(checked), nl=False)
+        emit(json_report(checked))
     elif output_format == "text":
-        click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
+        emit(text_report(checked, options), color=options.color)
     else:
-        click.echo(get_reporter(output_format)(results, options), nl=False)
+        emit(get_reporter(output_format)(results, options))
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
@@ -157,6 +156,7 @@ def text_report(checked: list[Checked], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
     from ..analysis.report import ceilings_text
     from ..diagnostics import Counts
+    from ..display import visible
     from ..render.text import render_diagnostic, render_summary
 
     blocks: list[str] = []
@@ -169,7 +169,7 @@ def text_report(checked: list[Checked], options: ReportOptions) -> str:
         if item.analysis is not None:
             blocks.append(ceilings_text(item.result.path, item.analysis))
         else:
-            blocks.append(f"{item.result.path}: not analysed: it has errors")
+            blocks.append(f"{visible(item.result.path)}: not analysed: it has errors")
     blocks.append(render_summary(total, len(checked), color=options.color))
     return "\n\n".join(blocks) + "\n"
 

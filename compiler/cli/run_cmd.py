@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from .common import check_file, format_option, read_stdin, terminal_text
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .common import check_file, format_option, stdin_buffer
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 
 @click.command("run")
@@ -32,26 +32,24 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError
 def command(ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
     from ..render.text import render_report
-    from ..runtime.ndjson import read_events
+    from ..runtime.streamfile import read_event_file
     from ..runtime.timeline import render_json, render_text, replay
 
     result = check_file(str(path))
     if not result.ok or result.blueprint is None:
         click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
-        click.echo(f"refusing to run '{path}': it has errors", err=True)
+        echo_problem(f"refusing to run '{path}': it has errors")
         ctx.exit(EXIT_FINDINGS)
 
     stdin = str(events_path) == "-"
     try:
-        data = read_stdin() if stdin else events_path.read_bytes()
+        # Bounded: a regular file or a pipe, long lines skipped and counted, a size limit.
+        events, skipped = read_event_file(stdin_buffer() if stdin else events_path)
     except OSError as exc:
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
-    # Undecodable bytes make unreadable lines (counted in the timeline), from a file or a pipe.
-    text = data.decode("utf-8", errors="replace")
 
     ir = result.blueprint
-    events, skipped = read_events(text.splitlines())
     trace = replay(ir, events, skipped=skipped, unattended=unattended)
-    click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
+    emit(render_json(ir, trace) if output_format == "json" else render_text(ir, trace))
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
