@@ -20,10 +20,10 @@ import re
 #: Characters never written as they are in human output: C0, DEL and C1 controls, the line
 #: and paragraph separators, and the bidirectional formatting characters (U+061C, LRM/RLM,
 #: the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
-UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
+_BEYOND_C0 = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+UNSAFE = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
 #: What JSON written with `ensure_ascii=False` must still escape: the encoder escapes C0 itself.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE = re.compile(f"[{_BEYOND_C0}]")
 
 
 def visible(text: str) -> str:

@@ -4,7 +4,7 @@ Without `-o` the Markdown pages go to stdout. With `-o DIR` each blueprint gets
 `DIR/<name>.md` and `DIR/<name>.html` (a self-contained page: inline SVG diagram, inline
 style, nothing fetched). The file name is made from the blueprint's `[agent] name`, reduced
 to letters, digits, `.`, `_` and `-`, numbered where two blueprints would share it; nothing
-is written outside DIR, and never through a symbolic link.
+is written outside DIR, and never through a symbolic or hard link (`_OutputDirectory`).
 
 Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
 publish and trust. Its errors go to stderr, the other blueprints still get their pages, and

@@ -1,4 +1,4 @@
-"""The CLI's own error: printed as one line on stderr, exit status 2.
+"""The CLI's own error (one line on stderr, exit status 2), and how commands print.
 
 click's `ClickException` exits with 1, which is our "failing findings" status; a usage,
 configuration or I/O problem must be told apart from findings, so it exits with 2.
@@ -11,6 +11,7 @@ start a line of its own on stderr, which CI services read for commands too.
 from __future__ import annotations
 
 import errno
+from typing import IO, Any
 
 import click
 
@@ -39,7 +40,7 @@ class OutputError(CliError):
         self.broken_pipe = exc.errno == errno.EPIPE
         super().__init__(f"cannot write to standard output: {exc.strerror or exc}")
 
-    def show(self, file=None) -> None:  # type: ignore[no-untyped-def]
+    def show(self, file: IO[Any] | None = None) -> None:
         if not self.broken_pipe:  # whoever read the output has gone: nobody to tell
             super().show(file)
 
