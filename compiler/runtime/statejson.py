@@ -243,10 +243,9 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
     #: Type patterns of the scalar fields known to be right (a bounded set: each field
     #: allows at most three types).
     good: set[tuple[type, ...]] = set()
-    #: Scalar fields with a range: counts (checked all at once with `min`) and finite numbers.
-    count_names = tuple(name for name in scalar_names if readers[name] is _count)
-    counts = itemgetter(*count_names) if len(count_names) > 1 else lambda data: tuple(data[n] for n in count_names)
-    finite_names = tuple(name for name in scalar_names if readers[name] in (_finite, _opt_finite))
+    in_range = _range_check(tuple(name for name in scalar_names if readers[name] is _count), tuple(
+        name for name in scalar_names if readers[name] in (_finite, _opt_finite)
+    ))
     slow = _field_by_field(cls, names, readers)
 
     def read(data: Any, what: str) -> Any:
@@ -260,9 +259,7 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
             if not all(kind in types for kind, types in zip(kinds, allowed)):
                 return slow(data, what)  # raises, naming the first wrong field
             good.add(kinds)
-        if (count_names and min(counts(data)) < 0) or not all(
-            data[name] is None or _is_finite(data[name]) for name in finite_names
-        ):
+        if in_range is not None and not in_range(data):
             return slow(data, what)  # raises, naming the first field out of range
         values = data.copy()  # the fields in order (the keys were compared): one C call
         if ignored is not None and ignored in values:
@@ -274,6 +271,25 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
         return record
 
     return read
+
+
+def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict], bool] | None:
+    """Whether a record's scalar fields are in range (their types already known right): the
+    counts all at once with `min`, the few finite numbers one by one. None: nothing to check."""
+    get_counts = itemgetter(*counts) if len(counts) > 1 else (lambda data: (data[counts[0]],)) if counts else None
+    if get_counts is None and not finite:
+        return None
+
+    def check(data: dict) -> bool:
+        if get_counts is not None and min(get_counts(data)) < 0:
+            return False
+        for name in finite:
+            value = data[name]
+            if value is not None and not _is_finite(value):
+                return False
+        return True
+
+    return check
 
 
 def _field_by_field(cls: type, names: tuple[str, ...], readers: dict[str, Reader]) -> Reader:
