@@ -8,8 +8,8 @@ than one silently undoing the other.
 
 How the bytes get there depends on what replacing the file would break:
 
-- a file nobody may write (no write permission bit, or not writable by us) is refused with
-  `ReadOnlyFile`, even for root, who could write it anyway;
+- a read-only file (no write permission bit at all) is refused with `ReadOnlyFile`, even for
+  root, who could write it anyway; one we may not write, with a `PermissionError`;
 - normally a temporary file beside the target is written, given the target's mode and owner
   and renamed over it: atomic, a crash leaves the old or the new file;
 - a file with other hard links, or whose owner or group the temporary file cannot take
