@@ -69,6 +69,14 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option(
+    "--emit-scenarios",
+    "emit_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    metavar="DIR",
+    help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
+)
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -77,6 +85,7 @@ def command(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     max_states: int | None,
+    emit_dir: str | None,
     color: str,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
@@ -109,9 +118,35 @@ def command(
         emit(text_report(checked, options), color=options.color)
     else:
         emit(get_reporter(output_format)(results, options))
+    if emit_dir is not None:
+        emit_scenarios(checked, emit_dir)
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def emit_scenarios(checked: list[Checked], directory: str) -> None:
+    """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
+    from ..fix.writes import write_atomically
+    from ..scenarios.emit import emit, emitted_file
+
+    for item in checked:
+        analysis, ir = item.analysis, item.result.blueprint
+        if analysis is None or ir is None:
+            continue
+        shown = {(d.code, d.path) for d in item.result.diagnostics}
+        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+        target = emitted_file(directory, item.result.path)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            existing = read_blueprint(target) if os.path.exists(target) else None
+            text, added = emit(ir, findings, item.result.path, target, existing)
+            if added:
+                write_atomically(target, text.encode("utf-8"))
+        except OSError as exc:
+            raise CliError(f"cannot write scenarios to '{target}': {exc.strerror or exc}") from exc
+        if added:
+            echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:

@@ -28,8 +28,16 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 )
 @format_option
 @click.option("--unattended", is_flag=True, help="Approve auto_approve interaction points without asking.")
+@click.option(
+    "--save-scenario",
+    "scenario_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the run as a scenario whose expectations are what happened (added to FILE if it exists).",
+)
 @click.pass_context
-def command(ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool) -> None:
+def command(
+    ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool, scenario_path: Path | None
+) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
     from ..render.text import render_report
     from ..runtime.streamfile import read_event_file
@@ -51,5 +59,47 @@ def command(ctx: click.Context, path: Path, events_path: Path, output_format: st
     ir = result.blueprint
     trace = replay(ir, events, skipped=skipped, unattended=unattended)
     emit(render_json(ir, trace) if output_format == "json" else render_text(ir, trace))
+    if scenario_path is not None:
+        save_scenario(scenario_path, str(path), ir, events, unattended, "<stdin>" if stdin else events_path.name)
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
+
+
+def save_scenario(target: Path, blueprint_path: str, ir, events, unattended: bool, source: str) -> None:
+    """Write the run as a `[[scenario]]` of `target` (a new file, or added to an existing one)."""
+    import os
+
+    from ..fix.writes import write_atomically
+    from ..scenarios.loader import default_blueprint, load_scenarios
+    from ..scenarios.record import observed, record, scenario_toml, toml_value
+
+    recording = record(ir, events, unattended=unattended)
+    existing: bytes | None = None
+    if target.exists():
+        try:
+            existing = target.read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
+    names = {s.name for s in load_scenarios(str(target), existing).scenarios} if existing is not None else set()
+    name, number = f"recorded from {source}", 1
+    while name in names:
+        number += 1
+        name = f"recorded from {source} ({number})"
+    comments = [f"Recorded by blueprint run --save-scenario: what happened in {source}."]
+    if recording.dropped:
+        comments.append(f"{recording.dropped} event(s) the runner ignored are left out.")
+    block = scenario_toml(name, recording.visits, observed(recording.played), comments=comments,
+                          extra={"unattended": True} if unattended else None)
+    if existing is not None:
+        text = existing.decode("utf-8", errors="replace").rstrip("\n") + "\n\n" + block
+    else:
+        head = ""
+        if os.path.realpath(default_blueprint(str(target))) != os.path.realpath(blueprint_path):
+            relative = os.path.relpath(blueprint_path, os.path.dirname(str(target)) or ".")
+            head = f"blueprint = {toml_value(relative.replace(os.sep, '/'))}\n\n"
+        text = head + block
+    try:
+        write_atomically(str(target), text.encode("utf-8"))
+    except OSError as exc:
+        raise CliError(f"cannot write '{target}': {exc.strerror or exc}") from exc
+    echo_problem(f"saved scenario '{name}' to {target}")

@@ -24,8 +24,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from typing import Iterator
 
 from ..parse.source import read_blueprint
@@ -50,36 +50,56 @@ class ReadOnlyFile(PermissionError):
 
 def replace_checked(path: str, expected: bytes, data: bytes) -> None:
     """Write `data` to `path` if it still holds `expected` (see the module docstring)."""
+    _write(path, data, expected)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` as `replace_checked` does, whatever the file holds now, creating
+    it when it does not exist: for files the tool writes whole (scenario files)."""
+    _write(path, data, None)
+
+
+def _write(path: str, data: bytes, expected: bytes | None) -> None:
     target = os.path.realpath(path)
     directory = os.path.dirname(target) or "."
     with _locked(directory):
-        info = os.stat(target)
+        try:
+            info = os.stat(target)
+        except FileNotFoundError:
+            if expected is not None:
+                raise
+            _replace(target, data, None)
+            return
         if not info.st_mode & 0o222:
             mode = stat.S_IMODE(info.st_mode)
             raise ReadOnlyFile(errno.EACCES, f"the file is read-only (mode {mode:04o}); make it writable to fix it")
         if not os.access(target, os.W_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-        current = read_blueprint(target)
-        if current != expected:
-            raise FileChanged(current)
+        if expected is not None:
+            current = read_blueprint(target)
+            if current != expected:
+                raise FileChanged(current)
         if info.st_nlink > 1 or not os.access(directory, os.W_OK | os.X_OK) or not _replace(target, data, info):
             _write_in_place(target, data)
 
 
-def _replace(target: str, data: bytes, info: os.stat_result) -> bool:
-    """Write a temporary file with the target's mode and owner, then rename it over the
-    target; False (nothing changed) when the owner or group cannot be kept."""
-    descriptor, temporary = tempfile.mkstemp(prefix=".blueprint-fix-", dir=os.path.dirname(target))
+def _replace(target: str, data: bytes, info: os.stat_result | None) -> bool:
+    """Write a temporary file with the target's mode and owner (a new file's defaults when
+    `info` is None), then rename it over the target; False (nothing changed) when the owner
+    or group cannot be kept."""
+    temporary = os.path.join(os.path.dirname(target), f".blueprint-write-{secrets.token_hex(6)}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            mine = os.fstat(handle.fileno())
-            if (mine.st_uid, mine.st_gid) != (info.st_uid, info.st_gid) and hasattr(os, "fchown"):
-                try:
-                    os.fchown(handle.fileno(), info.st_uid, info.st_gid)
-                except PermissionError:
-                    os.unlink(temporary)
-                    return False
-            os.chmod(temporary, stat.S_IMODE(info.st_mode))
+            if info is not None:
+                mine = os.fstat(handle.fileno())
+                if (mine.st_uid, mine.st_gid) != (info.st_uid, info.st_gid) and hasattr(os, "fchown"):
+                    try:
+                        os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+                    except PermissionError:
+                        os.unlink(temporary)
+                        return False
+                os.chmod(temporary, stat.S_IMODE(info.st_mode))
             handle.write(data)
         os.replace(temporary, target)
         return True
@@ -122,4 +142,4 @@ def _locked(directory: str) -> Iterator[None]:
         os.close(descriptor)  # closing releases the lock
 
 
-__all__ = ["FileChanged", "ReadOnlyFile", "replace_checked"]
+__all__ = ["FileChanged", "ReadOnlyFile", "replace_checked", "write_atomically"]
