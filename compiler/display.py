@@ -50,4 +50,11 @@ def json_visible(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_UNSAFE.search(text) else text
 
 
-__all__ = ["UNSAFE", "json_visible", "visible", "visible_lines"]
+def xml_visible(text: str) -> str:
+    """XML text from a serializer (which escapes markup and, in attributes, line breaks), with
+    DEL, C1, separator and bidi characters written as character references (`&#x2028;`): a
+    reader gets the same text back."""
+    return _JSON_UNSAFE.sub(lambda m: f"&#x{ord(m.group()):x};", text) if _JSON_UNSAFE.search(text) else text
+
+
+__all__ = ["UNSAFE", "json_visible", "visible", "visible_lines", "xml_visible"]

@@ -99,6 +99,16 @@ def hostile_blueprint(name: str, *, broken: bool = False) -> str:
     return text
 
 
+def hostile_scenarios(name: str) -> str:
+    """A scenario file for `hostile_blueprint(name)` whose one scenario fails, quoting `name`."""
+    first, ghost = toml_string("first " + name), toml_string("ghost " + name)
+    return (
+        f"[[scenario]]\nname = {toml_string('scenario ' + name)}\n"
+        f'script = [{{ stage = {first}, do = ["call read_file a.md", "text"] }}]\n'
+        f'expect = {{ status = "complete", path = [{first}, {ghost}] }}\n'
+    )
+
+
 def hostile_events(name: str) -> str:
     """A Claude stream whose text, tool name and path carry `name`, and a native event."""
     lines = [
@@ -139,6 +149,9 @@ def outputs_of(tmp_path: Path, name: str) -> list[tuple[str, str, bool]]:
     folder.mkdir()
     blueprint = folder / file_name(name)
     blueprint.write_text(hostile_blueprint(name), encoding="utf-8")
+    folder.joinpath(blueprint.name.removesuffix(".leviath") + ".scenarios.toml").write_text(
+        hostile_scenarios(name), encoding="utf-8"
+    )
     broken = folder / ("broken " + file_name(name))
     broken.write_text(hostile_blueprint(name, broken=True), encoding="utf-8")
     events = folder / ("events " + file_name(name))
@@ -163,6 +176,9 @@ def outputs_of(tmp_path: Path, name: str) -> list[tuple[str, str, bool]]:
         "graph dot": ["graph", "--format", "dot", path],
         "graph text": ["graph", "--format", "text", path],
         "docs": ["docs", "--diagram", "builtin", path],
+        "test text": ["test", "--coverage", "-v", path],
+        "test json": ["test", "--format", "json", path],
+        "test junit": ["test", "--format", "junit", path],
         "compile": ["compile", path],
         "missing path": ["validate", str(folder / ("missing " + file_name(name)))],
         "unknown rule": ["rule", name],
@@ -196,6 +212,9 @@ def test_the_hostile_blueprint_is_clean_enough_to_run_and_its_names_are_shown(tm
     assert shown in outputs["validate text"] and shown in outputs["check text"]
     assert "not analysed" not in outputs["check text"] and "every run explored" in outputs["check text"]
     assert visible("tool " + EVERYTHING) in outputs["run text"] and "\nresult: " in outputs["run text"]
+    assert f"{visible(file_name(EVERYTHING).removesuffix('.leviath'))}.scenarios.toml::" in outputs["test text"]
+    assert visible("ghost " + EVERYTHING) in outputs["test text"] and "stage never entered" in outputs["test text"]
+    assert "<failure" in outputs["test junit"] and json.loads(outputs["test json"])
     assert "␊::error file=README.md,line=1::Fake" in outputs["validate text"]
     assert "\\u2028::error::ls" in outputs["validate text"]
     annotations = [line for line in outputs["validate github"].split("\n") if line]
