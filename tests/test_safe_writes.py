@@ -224,7 +224,7 @@ def test_docs_says_where_a_symlinked_output_directory_leads(tmp_path: Path) -> N
     (tmp_path / "link").symlink_to(real)
     result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(tmp_path / "link" / "docs"), "--diagram", "builtin"])
     assert result.exit_code == 0, result.output
-    assert f"leads through a symbolic link; the pages go to '{real / 'docs'}'" in result.stderr
+    assert f"leads through a symbolic link; the files go to '{real / 'docs'}'" in result.stderr
     assert sorted(p.name for p in (real / "docs").iterdir()) == ["victim.html", "victim.md"]
 
 
@@ -237,9 +237,9 @@ def test_docs_pages_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch:
     def fail(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    import compiler.cli.docs_cmd as docs_cmd
+    import compiler.cli.outdir as outdir
 
-    monkeypatch.setattr(docs_cmd.os, "replace", fail)
+    monkeypatch.setattr(outdir.os, "replace", fail)
     result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out), "--diagram", "builtin"])
     assert result.exit_code == 2 and "No space left on device" in result.stderr
     assert [p.name for p in out.iterdir()] == ["victim.md"]  # no temporary file left behind

@@ -127,26 +127,25 @@ def command(
 
 def emit_scenarios(checked: list[Checked], directory: str) -> None:
     """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
-    from ..fix.writes import write_atomically
     from ..scenarios.emit import emit, emitted_file
+    from .outdir import OutputDirectory
 
-    for item in checked:
-        analysis, ir = item.analysis, item.result.blueprint
-        if analysis is None or ir is None:
-            continue
-        shown = {(d.code, d.path) for d in item.result.diagnostics}
-        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
-        target = emitted_file(directory, item.result.path)
-        try:
-            os.makedirs(directory, exist_ok=True)
-            existing = read_blueprint(target) if os.path.exists(target) else None
+    with OutputDirectory(directory) as out:  # nothing written outside DIR, nor through a link
+        for item in checked:
+            analysis, ir = item.analysis, item.result.blueprint
+            if analysis is None or ir is None:
+                continue
+            shown = {(d.code, d.path) for d in item.result.diagnostics}
+            findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+            target = emitted_file(directory, item.result.path)
+            try:
+                existing = read_blueprint(target) if os.path.exists(target) else None
+            except OSError as exc:
+                raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
             text, added = emit(ir, findings, item.result.path, target, existing)
             if added:
-                write_atomically(target, text.encode("utf-8"))
-        except OSError as exc:
-            raise CliError(f"cannot write scenarios to '{target}': {exc.strerror or exc}") from exc
-        if added:
-            echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
+                out.write(os.path.basename(target), text)
+                echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
