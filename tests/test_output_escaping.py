@@ -152,6 +152,8 @@ def outputs_of(tmp_path: Path, name: str) -> list[tuple[str, str, bool]]:
     folder.joinpath(blueprint.name.removesuffix(".leviath") + ".scenarios.toml").write_text(
         hostile_scenarios(name), encoding="utf-8"
     )
+    changed = folder / ("changed " + file_name(name))
+    changed.write_text(hostile_blueprint(name).replace("max_iterations = 3", "max_iterations = 4", 1), encoding="utf-8")
     broken = folder / ("broken " + file_name(name))
     broken.write_text(hostile_blueprint(name, broken=True), encoding="utf-8")
     events = folder / ("events " + file_name(name))
@@ -180,6 +182,10 @@ def outputs_of(tmp_path: Path, name: str) -> list[tuple[str, str, bool]]:
         "test json": ["test", "--format", "json", path],
         "test junit": ["test", "--format", "junit", path],
         "compile": ["compile", path],
+        "diff text": ["diff", "--color", "always", path, str(changed)],
+        "diff markdown": ["diff", "--format", "markdown", path, str(changed)],
+        "diff json": ["diff", "--format", "json", path, str(changed)],
+        "diff, errors": ["diff", path, str(broken)],
         "missing path": ["validate", str(folder / ("missing " + file_name(name)))],
         "unknown rule": ["rule", name],
         "unknown command": [name],
@@ -215,6 +221,7 @@ def test_the_hostile_blueprint_is_clean_enough_to_run_and_its_names_are_shown(tm
     assert f"{visible(file_name(EVERYTHING).removesuffix('.leviath'))}.scenarios.toml::" in outputs["test text"]
     assert visible("ghost " + EVERYTHING) in outputs["test text"] and "stage never entered" in outputs["test text"]
     assert "<failure" in outputs["test junit"] and json.loads(outputs["test json"])
+    assert visible("first " + EVERYTHING) in outputs["diff text"] and "not compared" in outputs["diff, errors"]
     assert "␊::error file=README.md,line=1::Fake" in outputs["validate text"]
     assert "\\u2028::error::ls" in outputs["validate text"]
     annotations = [line for line in outputs["validate github"].split("\n") if line]

@@ -28,6 +28,8 @@ yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit (the 'te
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 HOOK_ID = "blueprint-validate"
 TEST_HOOK_ID = "blueprint-test"
+#: Every hook of the manifest, in order (`blueprint-diff`: its entry is tested in test_diff_cli.py).
+HOOK_IDS = [HOOK_ID, "blueprint-diff", TEST_HOOK_ID]
 
 GOOD = (ROOT / "blueprints" / "linear-pipeline.leviath").read_text(encoding="utf-8")
 BAD = '[agent]\nname = "bad"\n\n[stages.plan]\n\n[stages.plan.transitions.reviw]\n'
@@ -75,7 +77,7 @@ def hook() -> dict:
 def test_the_manifest_is_valid_for_pre_commit() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     hooks = clientlib.load_manifest(str(MANIFEST))
-    assert [h["id"] for h in hooks] == [HOOK_ID, TEST_HOOK_ID]
+    assert [h["id"] for h in hooks] == HOOK_IDS
 
 
 def test_the_hook_declares_what_users_rely_on(hook: dict) -> None:
@@ -141,7 +143,7 @@ def test_the_documented_recipes_parse_and_name_the_hook() -> None:
     assert len(blocks) >= 4
     configs = [block for block in blocks if isinstance(block, dict) and "repos" in block]
     named = [hook["id"] for config in configs for repo in config["repos"] for hook in repo["hooks"]]
-    assert named[0] == HOOK_ID and set(named) == {HOOK_ID, TEST_HOOK_ID}
+    assert named[0] == HOOK_ID and set(named) == set(HOOK_IDS)
 
 
 # --- the scenario hook ----------------------------------------------------------------------
@@ -266,3 +268,34 @@ def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: s
         assert re.search(r"validate agent blueprints\.+Failed", output), output
         assert "agents/agent.leviath:6:26: error[unknown-stage]" in output
         assert "agent.leviath.bak" not in output and "config.toml" not in output
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path: Path) -> None:
+    """A real pre-commit run of `blueprint-diff` on a staged change: breaking fails the commit."""
+    project = tmp_path / "project"
+    (project / "agents").mkdir(parents=True)
+    base = (ROOT / "tests" / "diff_cases" / "budget-raised" / "build-revisits.old.leviath").read_text(encoding="utf-8")
+    (project / "agents" / "agent.leviath").write_text(base, encoding="utf-8")
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    _git("commit", "-q", "--no-verify", "-m", "base", cwd=project)
+
+    def try_repo() -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository)]
+        return subprocess.run(
+            [*command, "blueprint-diff"], cwd=project, env=_git_env(), capture_output=True, text=True, timeout=1200
+        )
+
+    risky_text = base.replace("max_revisits = 2", "max_revisits = 4", 1)
+    (project / "agents" / "agent.leviath").write_text(risky_text, encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    risky = try_repo()
+    assert risky.returncode == 0, risky.stdout + risky.stderr
+    assert re.search(r"review agent blueprint changes\.+Passed", risky.stdout)
+    (project / "agents" / "agent.leviath").write_text(base.replace('name = "shop"', 'name = "store"'), encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    breaking = try_repo()
+    assert breaking.returncode == 1, breaking.stdout + breaking.stderr
+    assert re.search(r"review agent blueprint changes\.+Failed", breaking.stdout)
+    assert "agent renamed from 'shop' to 'store'" in breaking.stdout

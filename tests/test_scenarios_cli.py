@@ -238,3 +238,15 @@ def test_pytest_collects_scenario_files_in_a_fresh_repository(tmp_path: Path) ->
         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
     )
     assert off.returncode == 5  # no tests collected
+
+
+
+def test_the_cap_check_explored_with_is_the_cap_its_scenarios_replay(tmp_path: Path) -> None:
+    case = _check_cases_with_traces()[0]
+    shutil.copy(case, tmp_path / case.name)
+    checked = invoke("check", case.name, "--default-max-iterations", "7", "--emit-scenarios", "out", cwd=tmp_path)
+    assert checked.exit_code in (0, 1), checked.output
+    emitted = (tmp_path / "out" / case.name.replace(".leviath", ".scenarios.toml")).read_text(encoding="utf-8")
+    assert "default_max_iterations = 7" in emitted
+    tested = invoke("test", "out", cwd=tmp_path)
+    assert "script-mismatch" not in tested.output and "FAIL" in tested.output, tested.output

@@ -319,3 +319,54 @@ def test_a_recorded_run_replays_to_the_same_run(events) -> None:
 def test_the_examples_are_documented_beside_their_blueprints() -> None:
     names = {p.name.removesuffix(".leviath") for p in (ROOT / "blueprints").glob("*.leviath")}
     assert names == {p.name.removesuffix(".scenarios.toml") for p in (ROOT / "blueprints").glob("*.scenarios.toml")}
+
+
+CAPLESS = """
+[agent]
+name = "capless"
+[stages.work]
+available_tools = ["read_file"]
+[stages.work.transitions.done]
+condition = "max_iterations"
+[stages.done]
+transitions = {}
+"""
+
+THREE_REPLIES = """
+[[scenario]]
+name = "the cap ends the work"
+{option}
+script = [{{ stage = "work", do = ["call read_file a ×3"] }}]
+expect = {{ stage = "done" }}
+"""
+
+
+def test_a_stage_without_a_cap_gets_the_projects_default_cap() -> None:
+    scenario = THREE_REPLIES.format(option="")
+    from compiler.config import Settings
+
+    capped = play(scenario, CAPLESS, settings_of=lambda path: Settings(default_max_iterations=3)).results[0]
+    assert capped.passed, capped.failures
+    uncapped = play(scenario, CAPLESS).results[0]  # the usual cap of 50: three calls do not reach it
+    assert not uncapped.passed
+
+
+def test_a_scenario_can_pin_its_own_default_cap() -> None:
+    (result,) = play(THREE_REPLIES.format(option="default_max_iterations = 3"), CAPLESS).results
+    assert result.passed, result.failures
+
+
+def test_a_negative_default_cap_is_a_format_error() -> None:
+    outcome = run_file(
+        "t.scenarios.toml",
+        THREE_REPLIES.format(option="default_max_iterations = -1").encode(),
+        loader=lambda path: validate_text(textwrap.dedent(CAPLESS), path),
+    )
+    assert [(d.code, d.line) for d in outcome.problems] == [("scenario-format", 4)]
+
+
+def test_a_recorded_run_keeps_the_cap_it_ran_with() -> None:
+    from compiler.scenarios.record import run_options
+
+    assert run_options(False, 50) == {}
+    assert run_options(True, 7) == {"unattended": True, "default_max_iterations": 7}

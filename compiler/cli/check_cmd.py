@@ -27,6 +27,7 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
     rule_options,
     rule_overrides,
     settings_per_file,
@@ -77,6 +78,7 @@ class Checked:
     metavar="DIR",
     help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
 )
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -87,9 +89,10 @@ def command(
     max_states: int | None,
     emit_dir: str | None,
     color: str,
+    default_max_iterations: int | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
@@ -119,13 +122,13 @@ def command(
     else:
         emit(get_reporter(output_format)(results, options))
     if emit_dir is not None:
-        emit_scenarios(checked, emit_dir)
+        emit_scenarios(checked, emit_dir, settings)
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
-def emit_scenarios(checked: list[Checked], directory: str) -> None:
+def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
     """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
     from ..scenarios.emit import emit, emitted_file
     from .outdir import OutputDirectory
@@ -142,7 +145,8 @@ def emit_scenarios(checked: list[Checked], directory: str) -> None:
                 existing = read_blueprint(target) if os.path.exists(target) else None
             except OSError as exc:
                 raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
-            text, added = emit(ir, findings, item.result.path, target, existing)
+            cap = settings[item.result.path].default_max_iterations
+            text, added = emit(ir, findings, item.result.path, target, existing, cap)
             if added:
                 out.write(os.path.basename(target), text)
                 echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
@@ -158,7 +162,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint)
+        analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)

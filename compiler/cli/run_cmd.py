@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from .common import check_file, format_option, stdin_buffer
+from ..config import Overrides
+from .common import default_max_iterations_option, format_option, read_with_settings, stdin_buffer
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 
@@ -34,16 +35,25 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the run as a scenario whose expectations are what happened (added to FILE if it exists).",
 )
+@default_max_iterations_option
 @click.pass_context
 def command(
-    ctx: click.Context, path: Path, events_path: Path, output_format: str, unattended: bool, scenario_path: Path | None
+    ctx: click.Context,
+    path: Path,
+    events_path: Path,
+    output_format: str,
+    unattended: bool,
+    scenario_path: Path | None,
+    default_max_iterations: int | None,
 ) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
+    from ..pipeline import validate_bytes
     from ..render.text import render_report
     from ..runtime.streamfile import read_event_file
     from ..runtime.timeline import render_json, render_text, replay
 
-    result = check_file(str(path))
+    data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
+    result = validate_bytes(str(path), data, settings)
     if not result.ok or result.blueprint is None:
         click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
         echo_problem(f"refusing to run '{path}': it has errors")
@@ -57,23 +67,37 @@ def command(
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
 
     ir = result.blueprint
-    trace = replay(ir, events, skipped=skipped, unattended=unattended)
+    trace = replay(
+        ir, events, skipped=skipped, unattended=unattended, default_max_iterations=settings.default_max_iterations
+    )
     emit(render_json(ir, trace) if output_format == "json" else render_text(ir, trace))
     if scenario_path is not None:
-        save_scenario(scenario_path, str(path), ir, events, unattended, "<stdin>" if stdin else events_path.name)
+        save_scenario(
+            scenario_path,
+            str(path),
+            ir,
+            events,
+            unattended,
+            "<stdin>" if stdin else events_path.name,
+            settings.default_max_iterations,
+        )
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
 
 
-def save_scenario(target: Path, blueprint_path: str, ir, events, unattended: bool, source: str) -> None:
-    """Write the run as a `[[scenario]]` of `target` (a new file, or added to an existing one)."""
+def save_scenario(
+    target: Path, blueprint_path: str, ir, events, unattended: bool, source: str, default_max_iterations: int
+) -> None:
+    """Write the run as a `[[scenario]]` of `target` (a new file, or added to an existing one).
+    A default iteration cap other than the usual one is written into the scenario, so that
+    `blueprint test` plays it the same way."""
     import os
 
     from ..fix.writes import write_atomically
     from ..scenarios.loader import default_blueprint, load_scenarios
-    from ..scenarios.record import observed, record, scenario_toml, toml_value
+    from ..scenarios.record import observed, record, run_options, scenario_toml, toml_value
 
-    recording = record(ir, events, unattended=unattended)
+    recording = record(ir, events, unattended=unattended, default_max_iterations=default_max_iterations)
     existing: bytes | None = None
     if target.exists():
         try:
@@ -88,8 +112,13 @@ def save_scenario(target: Path, blueprint_path: str, ir, events, unattended: boo
     comments = [f"Recorded by blueprint run --save-scenario: what happened in {source}."]
     if recording.dropped:
         comments.append(f"{recording.dropped} event(s) the runner ignored are left out.")
-    block = scenario_toml(name, recording.visits, observed(recording.played), comments=comments,
-                          extra={"unattended": True} if unattended else None)
+    block = scenario_toml(
+        name,
+        recording.visits,
+        observed(recording.played),
+        comments=comments,
+        extra=run_options(unattended, default_max_iterations),
+    )
     if existing is not None:
         text = existing.decode("utf-8", errors="replace").rstrip("\n") + "\n\n" + block
     else:

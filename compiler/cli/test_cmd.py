@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..config import ConfigError, ConfigFinder, Settings, settings_for
 from ..discover import discover, is_blueprint_name
 from .common import color_option, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
@@ -59,7 +60,7 @@ def command(
             echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
             unreadable = True
             continue
-        outcome = run_file(path, data, pattern=pattern, loader=loader)
+        outcome = run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
         if update and any(f.updatable for r in outcome.results for f in r.failures):
             text, changed = update_text(outcome.file.source.text, outcome.results)  # type: ignore[union-attr]
             try:
@@ -67,7 +68,7 @@ def command(
             except OSError as exc:
                 raise CliError(f"cannot write '{path}': {exc.strerror or exc}") from exc
             echo_problem(f"updated {changed} expectation{'s' if changed != 1 else ''} in {path}")
-            outcome = run_file(path, text.encode("utf-8"), pattern=pattern, loader=loader)
+            outcome = run_file(path, text.encode("utf-8"), pattern=pattern, loader=loader, settings_of=loader.settings)
         outcomes.append(outcome)
     if pattern and not any(o.results or o.problems for o in outcomes):
         raise CliError(f"no scenario matches -k '{pattern}'")
@@ -131,20 +132,26 @@ class _Loader:
 
     def __init__(self) -> None:
         self.cache: dict[str, FileResult] = {}
+        self.found: dict[str, Settings] = {}
+        self.finder = ConfigFinder()
+
+    def settings(self, path: str) -> Settings:
+        key = os.path.realpath(path)
+        if key not in self.found:
+            try:
+                self.found[key] = settings_for(self.finder.for_file(path))
+            except ConfigError as exc:
+                raise CliError(str(exc)) from exc
+        return self.found[key]
 
     def __call__(self, path: str) -> "FileResult":
-        from ..config import ConfigError, ConfigFinder, settings_for
         from ..parse.source import read_blueprint
         from ..pipeline import validate_bytes
 
         key = os.path.realpath(path)
         if key not in self.cache:
             data = read_blueprint(path)
-            try:
-                settings = settings_for(ConfigFinder().for_file(path))
-            except ConfigError as exc:
-                raise CliError(str(exc)) from exc
-            self.cache[key] = validate_bytes(path, data, settings)
+            self.cache[key] = validate_bytes(path, data, self.settings(path))
         return self.cache[key]
 
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from .loader import load_scenarios
 from .model import SCENARIO_SUFFIX
-from .record import record, scenario_toml
+from ..ir.model import DEFAULT_MAX_ITERATIONS
+from .record import record, run_options, scenario_toml
 
 if TYPE_CHECKING:
     from ..analysis.findings import Finding
@@ -52,8 +53,16 @@ def emitted_file(directory: str, blueprint_path: str) -> str:
     return os.path.join(directory, stem + SCENARIO_SUFFIX)
 
 
-def emit(ir: "Blueprint", findings: Iterable["Finding"], blueprint_path: str, target: str, existing: bytes | None) -> tuple[str, int]:
-    """The text to write at `target` (a scenario file) and how many scenarios it adds.
+def emit(
+    ir: "Blueprint",
+    findings: Iterable["Finding"],
+    blueprint_path: str,
+    target: str,
+    existing: bytes | None,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> tuple[str, int]:
+    """The text to write at `target` (a scenario file) and how many scenarios it adds; the
+    runs start with the iteration cap `check` explored them with.
 
     `existing` is the file's current content, if it has any: its scenarios are kept, and a
     finding whose scenario name is already there is not added again.
@@ -72,13 +81,14 @@ def emit(ir: "Blueprint", findings: Iterable["Finding"], blueprint_path: str, ta
         if name in names:
             continue
         names.add(name)
-        recording = record(ir, finding.trace.events)
+        recording = record(ir, finding.trace.events, default_max_iterations=default_max_iterations)
         expect, expect_not = expectations_for(ir, finding)
         comments = [f"blueprint check: {finding.message}"]
         if finding.fix:
             comments.append(f"fix: {finding.fix}")
         comments.append("This scenario fails while the defect is there, and passes once it is fixed.")
-        blocks.append(scenario_toml(name, recording.visits, expect, expect_not, comments))
+        options = run_options(False, default_max_iterations)
+        blocks.append(scenario_toml(name, recording.visits, expect, expect_not, comments, extra=options))
     if existing is not None:
         text = existing.decode("utf-8", errors="replace")
         return (text.rstrip("\n") + "\n\n" + "\n".join(blocks) if blocks else text), len(blocks)

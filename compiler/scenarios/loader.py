@@ -22,7 +22,9 @@ from .model import SCENARIO_SUFFIX, Action, Expectation, Scenario, ScenarioFile,
 from .vocabulary import VocabularyError, read_step
 
 FILE_KEYS = ("blueprint", "scenario")
-SCENARIO_KEYS = ("name", "description", "unattended", "regions", "script", "expect", "expect_not")
+SCENARIO_KEYS = (
+    "name", "description", "unattended", "default_max_iterations", "regions", "script", "expect", "expect_not",
+)
 VISIT_KEYS = ("stage", "do")
 
 
@@ -121,6 +123,9 @@ def _scenario(reader: _Reader, table: Any, path: KeyPath) -> Scenario | None:
         name = f"scenario {path[-1] + 1}"
     unattended = table.get("unattended", False)
     reader.typed(unattended, bool, (*path, "unattended"), "true or false")
+    cap = table.get("default_max_iterations")
+    if cap is not None and reader.typed(cap, int, (*path, "default_max_iterations"), "a whole number") and cap < 0:
+        reader.problem("scenario-format", (*path, "default_max_iterations"), "default_max_iterations must be 0 or more")
     description = table.get("description")
     if description is not None:
         reader.typed(description, str, (*path, "description"), "a string")
@@ -148,6 +153,7 @@ def _scenario(reader: _Reader, table: Any, path: KeyPath) -> Scenario | None:
         events_where=events_where,
         expectations=tuple(found),
         unattended=unattended is True,
+        default_max_iterations=cap if type(cap) is int and cap >= 0 else None,
         regions=regions,
         description=description if isinstance(description, str) else None,
     )

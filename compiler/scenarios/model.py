@@ -72,6 +72,8 @@ class Scenario:
     events_where: Where = Where()
     expectations: tuple[Expectation, ...] = ()
     unattended: bool = False
+    #: The cap of a stage without `max_iterations` for this run (None: the blueprint's settings).
+    default_max_iterations: int | None = None
     #: Regions seeded before the run starts: name → entries.
     regions: dict[str, int] = field(default_factory=dict)
     description: str | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
 from ..runtime.events import Event, RegionChanged
 from ..runtime.interaction import matches
@@ -169,12 +170,25 @@ class Played:
         return None
 
 
-def play(ir: "Blueprint", scenario: Scenario, events: list[Event] | None = None) -> Played:
-    """Run `scenario` (or, for an NDJSON script, `events`) on the runner."""
+def play(
+    ir: "Blueprint",
+    scenario: Scenario,
+    events: list[Event] | None = None,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> Played:
+    """Run `scenario` (or, for an NDJSON script, `events`) on the runner; a stage without
+    `max_iterations` gets the scenario's own `default_max_iterations`, else the one given."""
     seeded = [RegionChanged(name, hash=f"seed:{name}", entries=n) for name, n in scenario.regions.items()]
     # A recorded stream keeps its own clock: the run starts at its first event's time.
     origin = next((e.now for e in events or () if getattr(e, "now", None) is not None), 0)
-    state, actions = start(ir, origin, regions=seeded or None, unattended=scenario.unattended)
+    cap = scenario.default_max_iterations
+    state, actions = start(
+        ir,
+        origin,
+        regions=seeded or None,
+        unattended=scenario.unattended,
+        default_max_iterations=default_max_iterations if cap is None else cap,
+    )
     played = Played(ir, [VisitRun(state.stage, 1, state)], state)
     played._actions(actions, state)
     if events is not None:

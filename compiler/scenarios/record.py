@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..diagnostics import format_key
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.events import (
     Cancel,
     ChildFinished,
@@ -58,8 +59,12 @@ class Recording:
     dropped: int
 
 
-def record(ir: "Blueprint", events: Sequence[Event], *, unattended: bool = False) -> Recording:
-    played = play(ir, Scenario("recorded", Where(), visits=None, unattended=unattended), list(events))
+def record(
+    ir: "Blueprint", events: Sequence[Event], *, unattended: bool = False, default_max_iterations: int | None = None
+) -> Recording:
+    """Play `events` and turn the run into stage visits (the script of a scenario)."""
+    scenario = Scenario("recorded", Where(), visits=None, unattended=unattended, default_max_iterations=default_max_iterations)
+    played = play(ir, scenario, list(events))
     origin = played.visits[0].entry.clock
     reused = _reused_hashes(events)
     clock = origin
@@ -228,6 +233,14 @@ def _array(values: Sequence[Any], indent: str = "") -> str:
     if len(indent) + len(one_line) + 5 <= LINE_WIDTH:
         return one_line
     return "[\n" + "".join(f"  {toml_value(v)},\n" for v in values) + "]"
+
+
+def run_options(unattended: bool, default_max_iterations: int) -> dict[str, Any]:
+    """The scenario keys that make `blueprint test` start the run as it was started."""
+    options: dict[str, Any] = {"unattended": True} if unattended else {}
+    if default_max_iterations != DEFAULT_MAX_ITERATIONS:
+        options["default_max_iterations"] = default_max_iterations
+    return options
 
 
 def scenario_toml(

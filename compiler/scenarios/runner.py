@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from ..diagnostics import Diagnostic
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..parse.source import read_blueprint
 from . import expectations
 from .expectations import Failure
@@ -23,6 +24,7 @@ from .model import Scenario, ScenarioFile, Where
 from .player import Played, play
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..ir.model import Blueprint
     from ..pipeline import FileResult
 
@@ -70,10 +72,19 @@ class FileOutcome:
         return not self.problems and all(r.passed for r in self.results)
 
 
+def project_settings(path: str) -> "Settings":
+    """The settings the project's configuration gives the blueprint at `path`."""
+    from ..config import ConfigFinder, settings_for
+
+    return settings_for(ConfigFinder().for_file(path))
+
+
 def default_loader(path: str) -> "FileResult":
+    """Read and validate the blueprint at `path` with its project's settings. A configuration
+    error raises `compiler.config.ConfigError`."""
     from ..pipeline import validate_bytes
 
-    return validate_bytes(path, read_blueprint(path))
+    return validate_bytes(path, read_blueprint(path), project_settings(path))
 
 
 def selected(scenario: Scenario, pattern: str | None) -> bool:
@@ -86,8 +97,17 @@ def selected(scenario: Scenario, pattern: str | None) -> bool:
     return wanted in name
 
 
-def run_file(path: str, data: bytes, *, pattern: str | None = None, loader: BlueprintLoader = default_loader) -> FileOutcome:
-    """Read the scenario file `path` (its bytes are `data`) and run its scenarios."""
+def run_file(
+    path: str,
+    data: bytes,
+    *,
+    pattern: str | None = None,
+    loader: BlueprintLoader = default_loader,
+    settings_of: Callable[[str], "Settings"] = project_settings,
+) -> FileOutcome:
+    """Read the scenario file `path` (its bytes are `data`) and run its scenarios; `loader`
+    reads and validates the blueprint, `settings_of` gives its settings (the default
+    iteration cap the runs use)."""
     file = load_scenarios(path, data)
     problems = list(file.diagnostics)
     chosen = [s for s in file.scenarios if selected(s, pattern)]
@@ -105,7 +125,8 @@ def run_file(path: str, data: bytes, *, pattern: str | None = None, loader: Blue
                                  fix="run blueprint validate on it"))
         return FileOutcome(file, (), tuple(problems), result)
     ir = result.blueprint
-    results = tuple(_timed(ir, scenario, os.path.dirname(path)) for scenario in chosen)
+    cap = settings_of(blueprint_path).default_max_iterations
+    results = tuple(_timed(ir, scenario, os.path.dirname(path), cap) for scenario in chosen)
     return FileOutcome(file, results, tuple(problems), result)
 
 
@@ -114,13 +135,15 @@ def _problem(file: ScenarioFile, message: str, fix: str) -> Diagnostic:
                       span=file.blueprint_where.span, fix=fix)
 
 
-def _timed(ir: "Blueprint", scenario: Scenario, folder: str) -> ScenarioResult:
+def _timed(ir: "Blueprint", scenario: Scenario, folder: str, default_max_iterations: int) -> ScenarioResult:
     began = time.perf_counter()
-    result = run_scenario(ir, scenario, folder)
+    result = run_scenario(ir, scenario, folder, default_max_iterations)
     return replace(result, seconds=time.perf_counter() - began)
 
 
-def run_scenario(ir: "Blueprint", scenario: Scenario, folder: str = ".") -> ScenarioResult:
+def run_scenario(
+    ir: "Blueprint", scenario: Scenario, folder: str = ".", default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+) -> ScenarioResult:
     """Check the script against the blueprint, play it, then check every expectation."""
     refused = script_problems(ir, scenario)
     if refused:
@@ -130,7 +153,7 @@ def run_scenario(ir: "Blueprint", scenario: Scenario, folder: str = ".") -> Scen
         events = _read_events(os.path.join(folder, scenario.events_file))
         if isinstance(events, str):
             return ScenarioResult(scenario, (Failure("script", events, scenario.events_where),))
-    played = play(ir, scenario, events)
+    played = play(ir, scenario, events, default_max_iterations)
     if played.mismatch is not None:
         return ScenarioResult(scenario, (Failure("script", played.mismatch.message, played.mismatch.where),), played)
     failures = tuple(filter(None, (expectations.check(e, played) for e in scenario.expectations)))
