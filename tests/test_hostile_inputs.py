@@ -197,6 +197,7 @@ def saved_state() -> dict[str, Any]:
         ("requests", -3, "requests must not be negative"),
         ("visits.draft", -2, "visits must hold no negative count"),
         ("flags.gates_forced", -1, "flags.gates_forced must not be negative"),
+        ("default_max_iterations", -1, "default_max_iterations must not be negative"),
         ("clock", math.inf, "clock must be a finite number"),
         ("clock", -math.inf, "clock must be a finite number"),
         ("clock", math.nan, "clock must be a finite number"),

@@ -430,7 +430,7 @@ _read_state = _record(
         "done_via": _opt_str,
         "unattended": _bool,
         "global_nudge": _nudge,
-        "default_max_iterations": _int,
+        "default_max_iterations": _count,
     },
     ignored="state_version",
 )
