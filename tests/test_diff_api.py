@@ -173,3 +173,30 @@ def test_docs_list_every_kind_as_the_rules_table_does() -> None:
     found = re.search(r"<!-- change-kinds:start -->\n(.*?)<!-- change-kinds:end -->", text, flags=re.S)
     assert found is not None and found.group(1) == explain_markdown(), "regenerate: python -m compiler.diff.rules"
     assert all(f"`{kind}`" in found.group(1) for kind in RULES)
+
+
+def test_the_runs_are_explored_with_the_settings_default_cap(tmp_path: Path) -> None:
+    from compiler.config import Settings
+
+    blueprint = """[agent]
+name = "capless"
+[stages.work]
+mode = "autonomous"
+max_revisits = {revisits}
+[stages.work.transitions.work]
+condition = "max_iterations"
+[stages.work.transitions.done]
+hint = "finished"
+[stages.done]
+mode = "autonomous"
+max_iterations = 1
+[stages.done.transitions]
+"""
+    old, new = tmp_path / "old.leviath", tmp_path / "new.leviath"
+    old.write_text(blueprint.format(revisits=1), encoding="utf-8")
+    new.write_text(blueprint.format(revisits=2), encoding="utf-8")
+    usual = compiler.diff(old, new).runs
+    capped = compiler.diff(old, new, settings=Settings(default_max_iterations=4)).runs
+    # the capless stage runs up to its cap on each of its visits (2, then 3)
+    assert (usual.old.inferences, usual.new.inferences) == (2 * 50 + 1, 3 * 50 + 1)
+    assert (capped.old.inferences, capped.new.inferences) == (2 * 4 + 1, 3 * 4 + 1)

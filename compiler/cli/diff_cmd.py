@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import color_option, use_color
+from ..config import Overrides
+from .common import color_option, default_max_iterations_option, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ FORMATS = ("text", "markdown", "json")
 @click.option("--no-runs", is_flag=True, help="Compare the blueprints only; do not explore their runs (faster).")
 @click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stop exploring each version's runs after N run states (default 200,000).")
+@default_max_iterations_option
 @click.option("--explain", is_flag=True, help="List every kind of change with its class and why, then exit.")
 @color_option
 def command(
@@ -50,6 +52,7 @@ def command(
     fail_on: str | None,
     no_runs: bool,
     max_states: int | None,
+    default_max_iterations: int | None,
     explain: bool,
     color: str,
 ) -> None:
@@ -60,12 +63,13 @@ def command(
         emit(explain_text())
         sys.exit(EXIT_OK)
     options = {"runs": not no_runs, "max_states": max_states}
+    overrides = Overrides(default_max_iterations=default_max_iterations)
     if rev is None:
         if len(paths) != 2:
             raise click.UsageError("give two blueprint files (OLD NEW), or --rev REV to compare with a git revision")
-        outcomes, unreadable = [_pair_files(paths[0], paths[1], options)], False
+        outcomes, unreadable = [_pair_files(paths[0], paths[1], options, overrides)], False
     else:
-        outcomes, unreadable = _pairs_at_revision(rev, paths or (".",), options)
+        outcomes, unreadable = _pairs_at_revision(rev, paths or (".",), options, overrides)
 
     from ..diff.model import Diff, Refused
     from ..diff.render import render_json, render_markdown, render_text
@@ -84,11 +88,11 @@ def command(
     sys.exit(EXIT_FINDINGS if refused or tripped else EXIT_OK)
 
 
-def _settings(path: str, finder: "ConfigFinder") -> "Settings":
+def _settings(path: str, finder: "ConfigFinder", overrides: Overrides) -> "Settings":
     from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(finder.for_file(path))
+        return settings_for(finder.for_file(path), overrides)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 
@@ -121,19 +125,21 @@ def _outcome(old: "Version | Refused | None", new: "Version | Refused | None", o
     return compare(old, new, **options)
 
 
-def _pair_files(old_path: str, new_path: str, options: dict) -> "Outcome":
+def _pair_files(old_path: str, new_path: str, options: dict, overrides: Overrides) -> "Outcome":
     from ..diff.model import DiffSide
     from .common import read_with_settings
 
-    old_data, old_settings = read_with_settings(old_path)
-    new_data, new_settings = read_with_settings(new_path)
+    old_data, old_settings = read_with_settings(old_path, overrides)
+    new_data, new_settings = read_with_settings(new_path, overrides)
     old, new = DiffSide(old_path, None), DiffSide(new_path, None)
     before = _read(old_data, old_settings, "old", old, new)
     after = _read(new_data, new_settings, "new", old, new)
     return _outcome(before, after, options)
 
 
-def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple[list["Outcome"], bool]:
+def _pairs_at_revision(
+    rev: str, given: tuple[str, ...], options: dict, overrides: Overrides
+) -> tuple[list["Outcome"], bool]:
     """Each blueprint below `given` in the working tree or at `rev`, compared; and whether a
     working-tree file could not be read."""
     from ..config import ConfigFinder
@@ -164,7 +170,7 @@ def _pairs_at_revision(rev: str, given: tuple[str, ...], options: dict) -> tuple
     unreadable = False
     finder = ConfigFinder()
     for path in ordered:
-        settings = _settings(path, finder)
+        settings = _settings(path, finder, overrides)
         old_side, new_side = DiffSide(path, None, rev), DiffSide(path, None)
         new = old = None
         if path in current:

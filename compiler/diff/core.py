@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..ir.digest import encoded_digest
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..ir.serialize import encode
 from .classify import Classifier, Pending
 from .locate import Locator
@@ -41,6 +42,8 @@ class Version:
     blueprint: "Blueprint"
     source: "SourceFile | None" = None
     revision: str | None = None
+    #: The cap its runs give a stage without `max_iterations` (its settings' default-max-iterations).
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     @property
     def side(self) -> DiffSide:
@@ -53,10 +56,11 @@ def read_version(label: str, data: bytes, settings: "Settings | None" = None, re
     from ..config import DEFAULT_SETTINGS
     from ..pipeline import validate_bytes
 
-    result = validate_bytes(label, data, settings or DEFAULT_SETTINGS)
+    settings = settings or DEFAULT_SETTINGS
+    result = validate_bytes(label, data, settings)
     if not result.ok or result.blueprint is None:
         raise BlueprintError(result)
-    return Version(label, result.blueprint, result.source, revision)
+    return Version(label, result.blueprint, result.source, revision, settings.default_max_iterations)
 
 
 def _version(value: Any, settings: "Settings | None", role: str) -> Version:
@@ -66,11 +70,12 @@ def _version(value: Any, settings: "Settings | None", role: str) -> Version:
 
     if isinstance(value, Version):
         return value
+    cap = settings.default_max_iterations if settings is not None else DEFAULT_MAX_ITERATIONS
     if isinstance(value, Blueprint):
-        return Version(f"<{role}>", value)
+        return Version(f"<{role}>", value, default_max_iterations=cap)
     if isinstance(value, dict):
         document = read_ir(value)
-        return Version(document.source.path, document.blueprint)
+        return Version(document.source.path, document.blueprint, default_max_iterations=cap)
     if isinstance(value, (str, os.PathLike)):
         path = os.fspath(value)
         return read_version(path, read_blueprint(path), settings)
@@ -88,7 +93,8 @@ def diff(
     `old` and `new` are each a blueprint file's path, a typed model (`compiler.load`), an IR
     document (`compiler.compile`) or a `Version`. Changes are located in the files when
     paths were given. `runs=False` skips exploring the runs (faster; no run delta).
-    `max_states` caps each exploration, as `blueprint check --max-states` does.
+    `max_states` caps each exploration, as `blueprint check --max-states` does; `settings`
+    (default: the defaults) validate the files and give the runs their default iteration cap.
 
     Raises `compiler.BlueprintError` when a blueprint has errors, `OSError` when a file cannot
     be read, `compiler.IRError` for an unreadable IR document, `TypeError` for anything else.
@@ -110,7 +116,7 @@ def compare(old: Version, new: Version, *, runs: bool = True, max_states: int | 
     if runs:
         from .runs import run_delta
 
-        found, delta = run_delta(_analyze(old.blueprint, max_states), _analyze(new.blueprint, max_states), renames)
+        found, delta = run_delta(_analyze(old, max_states), _analyze(new, max_states), renames)
         pending += found
     return Diff(before, after, _located(pending, old, new), delta)
 
@@ -130,11 +136,13 @@ def removed(old: Version) -> Diff:
     return Diff(old.side, DiffSide(old.label, None, None), (change,), status="removed")
 
 
-def _analyze(blueprint: "Blueprint", max_states: int | None):
+def _analyze(version: Version, max_states: int | None):
     from ..analysis.core import analyze
     from ..analysis.runs import STATE_LIMIT
 
-    return analyze(blueprint, limit=max_states or STATE_LIMIT)
+    return analyze(
+        version.blueprint, limit=max_states or STATE_LIMIT, default_max_iterations=version.default_max_iterations
+    )
 
 
 def _starts(old: "Blueprint", new: "Blueprint", renames: dict[str, str]) -> tuple[str, str]:
