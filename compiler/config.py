@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .ir.model import DEFAULT_MAX_ITERATIONS
+from .reading import read_limited
 
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
@@ -35,6 +36,8 @@ PYPROJECT = "pyproject.toml"
 CONFIG_TABLE = "tool.blueprint"
 #: Kept for callers of the first version, which read only `pyproject.toml`.
 CONFIG_FILE = PYPROJECT
+#: A configuration file larger than this is not read (a real one is a few kilobytes).
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
 
@@ -221,8 +224,10 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
 
     where = display or str(path)
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
+        data = read_limited(path, MAX_CONFIG_BYTES)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
+        document = tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

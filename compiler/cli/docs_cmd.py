@@ -6,8 +6,9 @@ style, nothing fetched), and `DIR/index.md` and `DIR/index.html` list them all w
 description and counts: a site to publish as it is. The file name is made from the
 blueprint's `[agent] name`, reduced to letters, digits, `.`, `_` and `-`, numbered where two
 blueprints would share it (or would take `index`); nothing is written outside DIR, and never
-through a symbolic link. A page names its source relative to the directory given on the
-command line (a file given by name: relative to the working directory, or its bare name).
+through a symbolic or hard link (`outdir.OutputDirectory`). A page names its source relative
+to the directory given on the command line (a file given by name: relative to the working
+directory, or its bare name).
 
 Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
 publish and trust. Its errors go to stderr, the other blueprints still get their pages, and
@@ -27,7 +28,8 @@ import click
 from ..config import ConfigFinder
 from ..render.blueprint_docs import ENGINES
 from .common import check_file, color_option, discovery_options, find_blueprints, report_errors, rule_overrides
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
+from .outdir import OutputDirectory
 
 
 @click.command("docs")
@@ -87,21 +89,18 @@ def command(
         pages.append(page_data(result.blueprint, source_label(path, paths), engine))  # type: ignore[arg-type]
 
     if directory is None:
-        click.echo("\n---\n\n".join(render_markdown(page) for page in pages), nl=False)
+        emit("\n---\n\n".join(render_markdown(page) for page in pages))
     elif pages:
-        try:
-            os.makedirs(directory, exist_ok=True)
-        except OSError as exc:
-            raise CliError(f"cannot create '{directory}': {exc.strerror or exc}") from exc
         stems = unique_stems([page.name for page in pages], reserved=(INDEX_STEM,))
-        for page, stem in zip(pages, stems, strict=True):
-            for suffix, text in ((".md", render_markdown(page, index=True)), (".html", render_html(page, index=True))):
-                _write_inside(directory, stem + suffix, text)
-                click.echo(f"wrote {os.path.join(directory, stem + suffix)}", err=True)
         entries = [IndexEntry(page, stem) for page, stem in zip(pages, stems, strict=True)]
-        for suffix, text in ((".md", render_index_markdown(entries)), (".html", render_index_html(entries))):
-            _write_inside(directory, INDEX_STEM + suffix, text)
-            click.echo(f"wrote {os.path.join(directory, INDEX_STEM + suffix)}", err=True)
+        with OutputDirectory(directory) as out:
+            for page, stem in zip(pages, stems, strict=True):
+                for suffix, text in ((".md", render_markdown(page, index=True)), (".html", render_html(page, index=True))):
+                    out.write(stem + suffix, text)
+                    echo_problem(f"wrote {out.path(stem + suffix)}")
+            for suffix, text in ((".md", render_index_markdown(entries)), (".html", render_index_html(entries))):
+                out.write(INDEX_STEM + suffix, text)
+                echo_problem(f"wrote {out.path(INDEX_STEM + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
@@ -119,17 +118,3 @@ def source_label(path: str, given: tuple[str, ...]) -> str:
     if relative.startswith(os.pardir) or os.path.isabs(relative):
         return os.path.basename(absolute)
     return relative.replace(os.sep, "/")
-
-
-def _write_inside(directory: str, name: str, text: str) -> None:
-    """Write DIR/name, refusing to follow a symbolic link planted at that name."""
-    path = os.path.join(directory, name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        if os.path.islink(path):
-            raise OSError(f"'{path}' is a symbolic link; refusing to write through it")
-        descriptor = os.open(path, flags, 0o644)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-    except OSError as exc:
-        raise CliError(f"cannot write '{path}': {exc.strerror or exc}") from exc

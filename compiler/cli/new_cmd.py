@@ -17,7 +17,7 @@ import sys
 import click
 
 from ..scaffold import DEFAULT_TEMPLATE, TEMPLATES, render_template
-from .errors import EXIT_OK, CliError
+from .errors import EXIT_OK, CliError, echo_problem, emit
 
 
 @click.command("new")
@@ -39,7 +39,7 @@ def command(name: str | None, template: str, list_templates: bool) -> None:
     """
     if list_templates:
         width = max(map(len, TEMPLATES))
-        click.echo("".join(f"{key:<{width}}  {summary}\n" for key, summary in TEMPLATES.items()), nl=False)
+        emit("".join(f"{key:<{width}}  {summary}\n" for key, summary in TEMPLATES.items()))
         sys.exit(EXIT_OK)
     if not name:
         raise CliError("give the new agent's NAME (a folder to create), or --list to see the templates")
@@ -55,8 +55,8 @@ def command(name: str | None, template: str, list_templates: bool) -> None:
     for path, text in targets.items():
         _create(path, text)
     for path in targets:
-        click.echo(f"created {path}", err=True)
-    click.echo(f"next: blueprint validate {folder} && blueprint check {folder}", err=True)
+        echo_problem(f"created {path}")
+    echo_problem(f"next: blueprint validate {folder} && blueprint check {folder}")
     sys.exit(EXIT_OK)
 
 

@@ -15,7 +15,7 @@ import json
 
 import click
 
-from .errors import CliError
+from .errors import CliError, emit
 
 SCHEMAS = ("blueprint", "ir", "report", "scenario")
 CATALOG = "catalog"
@@ -44,13 +44,13 @@ def command(name: str) -> None:
     from ..resources import schema_path
 
     if name == CATALOG:
-        click.echo(catalog_text(), nl=False)
+        emit(catalog_text())
         return
     try:
         text = schema_path(name).read_text(encoding="utf-8")
     except (ValueError, OSError) as exc:
         raise CliError(f"cannot print the '{name}' schema: {exc}") from exc
-    click.echo(text, nl=not text.endswith("\n"))
+    emit(text if text.endswith("\n") else text + "\n")
 
 
 def catalog_text() -> str:

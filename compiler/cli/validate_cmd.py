@@ -36,7 +36,7 @@ from .common import (
     use_color,
     watch_option,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
@@ -123,7 +123,7 @@ def command(
 
         if len(paths) != 1 or paths == (STDIN,):
             raise CliError("--show-settings takes exactly one PATH (a file or a directory)")
-        click.echo(render_settings(paths[0], overrides), nl=False)
+        emit(render_settings(paths[0], overrides))
         sys.exit(EXIT_OK)
     stdin = STDIN in paths or (stdin_filename is not None and not paths)
     if watch:
@@ -189,7 +189,7 @@ def _validate(
         fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
         rule_docs_url=rule_docs_url(finder),
     )
-    click.echo(get_reporter(output_format)(run.results, options), nl=False, color=options.color)
+    emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
         return EXIT_ERROR
     return EXIT_FINDINGS if run.failing else EXIT_OK
@@ -215,11 +215,10 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
 
     run = fix_files(files, settings.__getitem__, write=True)
     for message in run.problems:
-        click.echo(f"error: {message}", err=True)
-    changed = run.changed
-    if changed:
-        click.echo(f"fixed {run.fixed_count} finding(s) in {len(changed)} file(s)", err=True)
-    return any(message.startswith("cannot write") for message in run.problems)
+        echo_problem(f"error: {message}")
+    if run.written:  # only what is on disk: a file that could not be written fixed nothing
+        click.echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+    return run.unwritten > 0
 
 
 def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
@@ -228,10 +227,10 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
 
     run = fix_files(files, settings.__getitem__, write=False)
     for message in run.problems + run.unreadable:
-        click.echo(f"error: {message}", err=True)
+        echo_problem(f"error: {message}")
     changed = run.changed
-    click.echo("".join(unified_diff(outcome) for outcome in changed), nl=False)
-    click.echo(f"{run.fixed_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    emit("".join(unified_diff(outcome) for outcome in changed))
+    click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 
@@ -288,4 +287,6 @@ def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
 
 def _problem(message: str, progress: bool) -> None:
     """One line on stderr, on a line of its own even while progress is shown."""
-    click.echo((_CLEAR_LINE if progress else "") + message, err=True)
+    if progress:
+        click.echo(_CLEAR_LINE, nl=False, err=True)
+    echo_problem(message)

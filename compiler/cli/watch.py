@@ -23,7 +23,7 @@ import click
 
 from ..config import CONFIG_FILES, ConfigError, ConfigFinder
 from .common import is_terminal
-from .errors import CliError
+from .errors import CliError, echo_problem
 
 if TYPE_CHECKING:
     from ..config import Overrides
@@ -123,7 +123,7 @@ def _run(run_once: Callable[[], Any]) -> None:
     try:
         run_once()
     except click.ClickException as exc:  # this run stopped; the next change may mend it
-        click.echo(f"Error: {exc.format_message()}", err=True)
+        echo_problem(f"Error: {exc.format_message()}")
 
 
 def _waiting(folders: Iterable[str]) -> None:
@@ -135,7 +135,7 @@ def _waiting(folders: Iterable[str]) -> None:
 def _announce(changed: list[str]) -> None:
     shown = ", ".join(os.path.relpath(path) if _below_cwd(path) else path for path in changed[:3])
     more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-    click.echo(f"changed: {shown}{more}; checking again", err=True)
+    echo_problem(f"changed: {shown}{more}; checking again")
 
 
 def _below_cwd(path: str) -> bool:

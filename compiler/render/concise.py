@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..diagnostics import Counts, Diagnostic
-from .text import render_closing, render_statistics, visible
+from ..display import visible
+from .text import render_closing, render_statistics
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
