@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from ..config import FLAGS, KEYS, ConfigError, ConfigFinder, FileConfig, Overrides
-from ..display import visible
+from ..display import visible_lines
 from .errors import CliError
 
 
@@ -42,7 +42,7 @@ def show_settings(path: str, overrides: Overrides) -> str:
         lines.append(f"# --exclude adds {_toml(overrides.exclude)} (relative to the working directory)")
     if left_out is not None:
         lines.append(f"# A search of '{left_out[0]}' leaves this path out: {left_out[1]}")
-    return visible("\n".join(lines)) + "\n"
+    return visible_lines(lines) + "\n"
 
 
 def _resolve(name: str, config: FileConfig | None, overrides: Overrides) -> tuple[Any, str]:
