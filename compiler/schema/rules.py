@@ -153,9 +153,8 @@ define(
     summary="A table lacks a key it cannot work without.",
     rationale=(
         "Some tables mean nothing without one of their keys: a seed tool call needs the "
-        "tool's `name`, and a gate's `require_region_entries` needs both `region` and "
-        "`at_least`. The reference silently drops such a table, so the seed or the gate "
-        "condition the author wrote never applies."
+        "tool's `name`. The reference silently drops such a table, so the seed the author "
+        "wrote never applies."
     ),
     example=(
         '[agent]\nname = "t"\n\n[context.regions.notes]\nkind = "pinned"\n'
