@@ -100,3 +100,87 @@ def test_shadowed_edge_says_it_follows_declaration_order():
     )
     (finding,) = [d for d in run(source).diagnostics if d.code == "shadowed-edge"]
     assert finding.message.startswith("in declaration order") and "ambiguous-edge-order" in finding.message
+
+
+# --- values of another type -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ['"true"', "false", "5", "[1]"])
+def test_a_transition_written_as_a_value_is_an_edge_with_a_warning(value):
+    source = f"[stages.a]\n[stages.a.transitions]\nb = {value}\n[stages.b]\ntransitions = {{}}"
+    result = run(source)
+    assert [d.code for d in result.diagnostics if d.severity != "note" and d.code.startswith(("invalid", "non-"))] == [
+        "non-canonical-value"
+    ]
+    (edge,) = result.blueprint.stage("a").transitions
+    assert (edge.target, edge.condition, edge.transform, edge.gate) == ("b", "always", "direct", None)
+
+
+@pytest.mark.parametrize(
+    "source, path",
+    [
+        ('agent = "x"\n[stages.a]', ("agent",)),
+        ("[stages]\nsolo = 5", ("stages", "solo")),
+        ("[stages.a]\n[context.regions]\nr = 5", ("context", "regions", "r")),
+        ("[stages.a.context.regions]\nr = true", ("stages", "a", "context", "regions", "r")),
+        ('[stages.a]\nmode = "interactive_points"\ninteraction_points = [5]', ("stages", "a", "interaction_points", 0)),
+    ],
+)
+def test_tables_written_as_values_are_read_as_defaults(source, path):
+    result = run(source, agent=False) if source.startswith("agent") else run(source)
+    found_here = [d for d in result.diagnostics if tuple(d.path) == path and not d.code.startswith("stage-missing")]
+    assert [(d.code, d.severity) for d in found_here] == [("non-canonical-value", "warning")]
+
+
+@pytest.mark.parametrize("seed", ["42", "true", '["a"]', "1.5"])
+def test_a_seed_of_another_type_is_region_seed_not_understood(seed):
+    source = f"[stages.a]\n[context.regions]\ntask = {{ seed = {seed} }}"
+    codes = [d.code for d in run(source).diagnostics if d.path[-1:] == ("seed",)]
+    assert codes == ["region-seed-not-understood"]
+
+
+def test_a_dropped_value_stays_an_error():
+    assert found("[stages.a]\nmax_iterations = 10.0", "invalid-type") == ["invalid-type"]
+    assert found('[stages.a]\nmodel = "gpt-4o"', "invalid-type") == ["invalid-type"]
+
+
+def test_the_fixer_writes_the_table_and_keeps_the_comment():
+    from compiler.fix import fix_bytes
+
+    text = '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n[stages.a.transitions]\nb = "true"  # go on\nc = false\n\n[stages.b]\ntransitions = {}\n\n[stages.c]\ntransitions = {}\n'
+    outcome = fix_bytes("a.leviath", text.encode())
+    assert outcome.problem is None
+    assert b'b = {}  # go on\nc = {}\n' in outcome.data
+
+
+def test_the_type_sites_table_in_the_docs_is_current():
+    import os
+
+    from helpers import ROOT
+
+    from compiler.render.type_sites import render, sections
+
+    doc = ROOT / "docs" / "leviath-mapping.md"
+    text = doc.read_text(encoding="utf-8")
+    (span,) = list(sections(text))
+    if os.environ.get("UPDATE_GOLDEN"):
+        text = text[: span[0]] + render() + text[span[1] :]
+        doc.write_text(text, encoding="utf-8")
+        span = next(sections(text))
+    assert text[span[0] : span[1]] == render(), "run UPDATE_GOLDEN=1 pytest tests/test_leviath_agreement.py"
+
+
+def test_every_type_site_has_a_known_outcome():
+    from compiler.render.type_sites import type_sites
+
+    sites = type_sites()
+    assert len(sites) > 200
+    assert {s.outcome.split(":")[0] for s in sites} <= {"drops", "defaults", "no-seed", "ours", "refuses"}
+    assert {s.path for s in sites if s.outcome == "defaults"} == {
+        "agent",
+        "stages.<stage>",
+        "stages.<stage>.transitions.<target>",
+        "context.regions.<region>",
+        "stages.<stage>.context.regions.<region>",
+        "stages.<stage>.interaction_points[]",
+    }

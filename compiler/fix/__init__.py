@@ -5,7 +5,9 @@ Which rules are fixable is a field of their registry entry (`RuleInfo.fixable`);
 - `stage-missing-mode`: writes `mode = "autonomous"`, the mode the stage already runs in;
 - `non-canonical-value`: the canonical spelling of an alias or a letter case the runtime
   reads the same way (`summarize` → `compact`, `hash_map` → `hashmap`, `"ALLOW"` → `"allow"`,
-  seed `refresh = "stage"` → `"each_stage"`);
+  seed `refresh = "stage"` → `"each_stage"`), and `{}` for a value of another type where a
+  table belongs, which the runtime reads as that table with every key at its default
+  (`b = "true"` under `[stages.a.transitions]` → `b = {}`);
 - `unused-suppression`: drops a directive, or a code of one, that suppresses nothing.
 
 Keys and values are edited through tomlkit and comments cut at their exact position, so every

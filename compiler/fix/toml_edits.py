@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath
 
-#: Codes fixed here.
+#: Codes fixed here (`non-canonical-value`: a spelling, or a value of another type where a table belongs).
 TOML_CODES = ("stage-missing-mode", "non-canonical-value")
 
 
@@ -29,11 +29,14 @@ def apply_toml_fixes(text: str, diagnostics: list["Diagnostic"]) -> tuple[str, l
         return text, []
     newline = "\r\n" if "\r\n" in text else "\n"
     spellings = _canonical_spellings(document)
+    scalars = _scalar_tables(document)
     fixed = []
     for diagnostic in diagnostics:
         try:
             if diagnostic.code == "stage-missing-mode":
                 _insert_first(_node(document, diagnostic.path), "mode", "autonomous", newline)
+            elif diagnostic.code == "non-canonical-value" and tuple(diagnostic.path) in scalars:
+                _tableize(document, diagnostic.path)
             elif diagnostic.code == "non-canonical-value":
                 _respell(document, diagnostic.path, spellings)
             else:
@@ -82,6 +85,28 @@ def _canonical_spellings(document: Any) -> dict["KeyPath", str]:
     from ..rules.lint.spellings import canonical_values
 
     return {path: canonical for path, _, canonical in canonical_values(document.unwrap())}
+
+
+def _scalar_tables(document: Any) -> set["KeyPath"]:
+    from ..rules.lint.spellings import tables_written_as_values
+
+    return {path for path, _, _ in tables_written_as_values(document.unwrap())}
+
+
+def _tableize(document: Any, path: "KeyPath") -> None:
+    """Replace the value at `path` with `{}`, the table the runtime reads it as; a comment after
+    it stays where it was."""
+    import tomlkit
+    from tomlkit.items import Item
+
+    parent = _node(document, path[:-1])
+    old = parent.item(path[-1]) if hasattr(parent, "item") else parent[path[-1]]
+    if isinstance(old, dict) or not isinstance(old, Item):
+        raise Unfixable("already a table")
+    new = tomlkit.inline_table()
+    new.trivia.indent, new.trivia.comment_ws = old.trivia.indent, old.trivia.comment_ws
+    new.trivia.comment, new.trivia.trail = old.trivia.comment, old.trivia.trail
+    parent[path[-1]] = new
 
 
 def _respell(document: Any, path: "KeyPath", spellings: dict["KeyPath", str]) -> None:
