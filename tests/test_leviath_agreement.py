@@ -184,3 +184,58 @@ def test_every_type_site_has_a_known_outcome():
         "stages.<stage>.context.regions.<region>",
         "stages.<stage>.interaction_points[]",
     }
+
+
+# --- old blueprints -------------------------------------------------------------------------
+
+
+def test_next_stage_is_refused_and_the_message_names_the_transition():
+    result = run("[stages.a]\nnext_stage = \"b\"\n[stages.b]")
+    (d,) = [d for d in result.diagnostics if d.code == "rejected-key"]
+    assert "[stages.<name>.transitions.<target>]" in d.fix
+
+
+def test_tool_result_routing_is_refused_and_renamed_by_the_fixer():
+    from compiler.fix import fix_bytes
+
+    text = (
+        '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n'
+        '[stages.a.tool_result_routing]  # where results go\ndefault_region = "conversation"\n'
+    )
+    assert [d.code for d in run(text, agent=False).diagnostics if d.path[-1:] == ("tool_result_routing",)] == [
+        "rejected-key"
+    ]
+    outcome = fix_bytes("a.leviath", text.encode())
+    assert outcome.problem is None and b"[stages.a.tool_routing]  # where results go\n" in outcome.data
+    fixed = run(outcome.data.decode(), agent=False).blueprint.stage("a")
+    assert fixed.tool_routing is not None and fixed.tool_routing.default_region == "conversation"
+
+
+@pytest.mark.parametrize(
+    "source, path",
+    [
+        ('[stages.a.model]\nsystem_prompt = "Be brief."', ("stages", "a", "model", "system_prompt")),
+        ("[stages.a]\n[context.repetition_detection]\nmax_repeat_calls = 4", ("context", "repetition_detection")),
+    ],
+)
+def test_keys_in_their_old_place_are_outdated_and_moved(source, path):
+    from compiler.fix import fix_bytes
+
+    result = run(source)
+    assert [d.code for d in result.diagnostics if tuple(d.path) == path] == ["outdated-key"]
+    outcome = fix_bytes("a.leviath", ('[agent]\nname = "t"\n\n' + source + "\n").encode())
+    assert outcome.problem is None and [d.code for d in outcome.fixed].count("outdated-key") == 1
+    after = run(outcome.data.decode(), agent=False)
+    assert "outdated-key" not in [d.code for d in after.diagnostics]
+    if path[0] == "stages":
+        assert after.blueprint.stage("a").system_prompt == "Be brief."
+    else:
+        assert after.blueprint.repetition_detection.max_repeat_calls == 4
+
+
+def test_allow_complete_where_no_routing_question_is_asked():
+    source = "[stages.a]\nallow_complete = true\n[stages.b]\n[stages.b.transitions]"
+    (d,) = [d for d in run(source).diagnostics if d.code == "ignored-key"]
+    assert "goes on to 'b'" in d.message and "[stages.a.transitions.b]" in d.fix
+    routed = "[stages.a]\nallow_complete = true\n[stages.a.transitions.b]\n[stages.b]\n[stages.b.transitions]"
+    assert "ignored-key" not in [d.code for d in run(routed).diagnostics]
