@@ -33,6 +33,10 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
+    #: need the installation (`compiler.installation`); None leaves those checks off.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -62,6 +66,9 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] = ()
     deny_warnings: bool | None = None
+    #: Paths, resolved against the folder of the configuration file.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,8 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    leviath_config: str | None = None
+    leviath_models: str | None = None
 
 
 #: Keys of `[tool.blueprint]`: name → (FileConfig field, expected kind).
@@ -79,6 +88,8 @@ _KEYS: dict[str, tuple[str, str]] = {
     "ignore": ("ignore", "rules"),
     "known-tools": ("known_tools", "strings"),
     "deny-warnings": ("deny_warnings", "bool"),
+    "leviath-config": ("leviath_config", "path"),
+    "leviath-models": ("leviath_models", "path"),
 }
 
 
@@ -91,6 +102,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             ignore=config.ignore or (),
             known_tools=config.known_tools,
             deny_warnings=bool(config.deny_warnings),
+            leviath_config=config.leviath_config,
+            leviath_models=config.leviath_models,
         )
     changes: dict[str, Any] = {}
     if overrides.select is not None:
@@ -99,6 +112,9 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
         changes["ignore"] = overrides.ignore
     if overrides.deny_warnings is not None:
         changes["deny_warnings"] = overrides.deny_warnings
+    for key in ("leviath_config", "leviath_models"):
+        if getattr(overrides, key) is not None:
+            changes[key] = getattr(overrides, key)
     return replace(base, **changes)
 
 
@@ -146,6 +162,11 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
             if not isinstance(value, bool):
                 raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
             values[attribute] = value
+            continue
+        if kind == "path":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
+            values[attribute] = str(pyproject.parent / os.path.expanduser(value))
             continue
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")

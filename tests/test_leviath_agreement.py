@@ -239,3 +239,78 @@ def test_allow_complete_where_no_routing_question_is_asked():
     assert "goes on to 'b'" in d.message and "[stages.a.transitions.b]" in d.fix
     routed = "[stages.a]\nallow_complete = true\n[stages.a.transitions.b]\n[stages.b]\n[stages.b.transitions]"
     assert "ignored-key" not in [d.code for d in run(routed).diagnostics]
+
+
+# --- checks that need the user's installation ------------------------------------------------
+
+INSTALLATION_CODES = (
+    "read-paths-not-granted",
+    "read-paths-grant-invalid",
+    "no-reachable-provider",
+    "unknown-model",
+    "unbounded-percentage-budget",
+)
+NEEDY = """
+[read_paths]
+allow = ["/var/private/notes"]
+[context.regions]
+conversation = { kind = "sliding_window", budget = "30%" }
+[stages.a]
+model = { models = [{ provider = "openai", model = "gpt-nope" }] }
+"""
+LEVIATH_CONFIG = '[security]\nread_paths = ["/srv/docs"]\n[providers]\nanthropic_api_key = "x"\n'
+LEV_MODELS = "PROVIDER MODEL ID TEMP TOOLS CTX OUTPUT\n-----\nopenai gpt-5.4 ✓ ✓ 400K 128K\n"
+
+
+def test_installation_checks_stay_off_without_the_files():
+    assert found(NEEDY, *INSTALLATION_CODES) == []
+
+
+def test_installation_checks_run_on_the_files_named(tmp_path):
+    config, models = tmp_path / "config.toml", tmp_path / "models.txt"
+    config.write_text(LEVIATH_CONFIG, encoding="utf-8")
+    models.write_text(LEV_MODELS, encoding="utf-8")
+    settings = Settings(leviath_config=str(config), leviath_models=str(models))
+    got = sorted(d.code for d in run(NEEDY, settings=settings).diagnostics if d.code in INSTALLATION_CODES)
+    assert got == ["no-reachable-provider", "read-paths-not-granted", "unknown-model"]
+    # a window of the user's own makes the percentage budget measurable
+    config.write_text(LEVIATH_CONFIG + '[model_capabilities."gpt-nope"]\nmax_context_tokens = 1000000\n', encoding="utf-8")
+    (d,) = [d for d in run(NEEDY, settings=settings).diagnostics if d.code == "unbounded-percentage-budget"]
+    assert "300,000 tokens" in d.message
+
+
+def test_allow_blueprint_read_paths_grants_every_declaration(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[security]\nallow_blueprint_read_paths = true\n", encoding="utf-8")
+    settings = Settings(leviath_config=str(config))
+    assert "read-paths-not-granted" not in [d.code for d in run(NEEDY, settings=settings).diagnostics]
+
+
+def test_rule_docs_say_how_to_turn_them_on():
+    from compiler.rules.registry import REGISTRY
+
+    for code in INSTALLATION_CODES:
+        rationale = REGISTRY.get(code).rationale
+        assert "--leviath-config" in rationale or "--leviath-models" in rationale, code
+
+
+def test_the_cli_flag_and_the_pyproject_key(tmp_path):
+    from click.testing import CliRunner
+
+    from compiler.cli.main import cli
+
+    blueprint = tmp_path / "agent.leviath"
+    blueprint.write_text('[agent]\nname = "t"\n' + NEEDY, encoding="utf-8")
+    (tmp_path / "leviath.toml").write_text(LEVIATH_CONFIG, encoding="utf-8")
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    assert "no-reachable-provider" not in plain.output
+    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", str(tmp_path / "leviath.toml"), str(blueprint)])
+    assert "no-reachable-provider" in flagged.output
+    (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nleviath-config = "leviath.toml"\n', encoding="utf-8")
+    keyed = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    assert "no-reachable-provider" in keyed.output
+    missing = runner.invoke(cli, ["validate", "--leviath-config", str(tmp_path / "absent.toml"), str(blueprint)])
+    assert missing.exit_code == 2 and "absent.toml: cannot read" in missing.output
+    not_a_list = runner.invoke(cli, ["validate", "--leviath-models", str(tmp_path / "leviath.toml"), str(blueprint)])
+    assert not_a_list.exit_code == 2 and "lev models list" in not_a_list.output

@@ -27,9 +27,11 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
+    with_installation,
     terminal_text,
     use_color,
 )
@@ -63,6 +65,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@installation_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -79,9 +82,11 @@ def command(
     ignore: tuple[str, ...],
     max_states: int | None,
     color: str,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = with_installation(rule_overrides(select, ignore, deny_warnings), leviath_config, leviath_models)
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)

@@ -26,9 +26,11 @@ from .common import (
     color_option,
     is_terminal,
     read_stdin,
+    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
+    with_installation,
     use_color,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
@@ -65,9 +67,10 @@ class Run:
     help="Output format.",
 )
 @rule_options
+@installation_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
-@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
+@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved where Leviath reads them), then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
     "--stdin-filename",
@@ -87,6 +90,8 @@ def command(
     fix: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -97,7 +102,7 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = with_installation(rule_overrides(select, ignore, deny_warnings), leviath_config, leviath_models)
     read: Callable[[str], bytes] = read_blueprint
     if STDIN in paths or (stdin_filename is not None and not paths):
         files, read = _stdin_input(paths, stdin_filename, fix or diff)

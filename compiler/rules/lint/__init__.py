@@ -5,7 +5,7 @@ Importing this package registers every lint check (one module per family of chec
 
 from . import budgets, escapes, graph
 from . import declarations, deliverables, gates, outputs, placeholders, security, seeds, spawn, tool_policies, tools
-from . import edge_order, outdated, spellings
+from . import edge_order, installation, outdated, spellings
 
 __all__ = [
     "budgets",
@@ -15,6 +15,7 @@ __all__ = [
     "escapes",
     "gates",
     "graph",
+    "installation",
     "outdated",
     "outputs",
     "placeholders",
