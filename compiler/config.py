@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
+from .ir.model import DEFAULT_MAX_ITERATIONS
+
 #: The file and table the CLI reads configuration from.
 CONFIG_FILE = "pyproject.toml"
 CONFIG_TABLE = "tool.blueprint"
@@ -37,6 +39,9 @@ class Settings:
     #: need the installation (`compiler.installation`); None leaves those checks off.
     leviath_config: str | None = None
     leviath_models: str | None = None
+    #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
+    #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -69,6 +74,7 @@ class FileConfig:
     #: Paths, resolved against the folder of the configuration file.
     leviath_config: str | None = None
     leviath_models: str | None = None
+    default_max_iterations: int | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class Overrides:
     deny_warnings: bool | None = None
     leviath_config: str | None = None
     leviath_models: str | None = None
+    default_max_iterations: int | None = None
 
 
 #: Keys of `[tool.blueprint]`: name → (FileConfig field, expected kind).
@@ -90,6 +97,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "deny-warnings": ("deny_warnings", "bool"),
     "leviath-config": ("leviath_config", "path"),
     "leviath-models": ("leviath_models", "path"),
+    "default-max-iterations": ("default_max_iterations", "count"),
 }
 
 
@@ -105,6 +113,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             leviath_config=config.leviath_config,
             leviath_models=config.leviath_models,
         )
+        if config.default_max_iterations is not None:
+            base = replace(base, default_max_iterations=config.default_max_iterations)
     changes: dict[str, Any] = {}
     if overrides.select is not None:
         changes["select"] = overrides.select
@@ -115,6 +125,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
     for key in ("leviath_config", "leviath_models"):
         if getattr(overrides, key) is not None:
             changes[key] = getattr(overrides, key)
+    if overrides.default_max_iterations is not None:
+        changes["default_max_iterations"] = overrides.default_max_iterations
     return replace(base, **changes)
 
 
@@ -168,11 +180,20 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
                 raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
             values[attribute] = str(pyproject.parent / os.path.expanduser(value))
             continue
+        if kind == "count":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{label} must be a whole number of 0 or more, not {_count_name(value)}")
+            values[attribute] = value
+            continue
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
         items = tuple(item.strip() for item in value if item.strip())
         values[attribute] = check_rule_names(items, label) if kind == "rules" else items
     return FileConfig(path=pyproject, **values)
+
+
+def _count_name(value: Any) -> str:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
 
 
 def _type_name(value: Any) -> str:

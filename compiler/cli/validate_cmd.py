@@ -24,14 +24,15 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
+    installation_options,
     is_terminal,
     read_stdin,
-    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
-    with_installation,
     use_color,
+    with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
 
@@ -77,6 +78,7 @@ class Run:
     metavar="PATH",
     help="Report standard input ('-') under this path, and take its settings from the pyproject.toml above it.",
 )
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -90,6 +92,7 @@ def command(
     fix: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
+    default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
@@ -102,7 +105,9 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    overrides = with_installation(rule_overrides(select, ignore, deny_warnings), leviath_config, leviath_models)
+    overrides = with_installation(
+        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+    )
     read: Callable[[str], bytes] = read_blueprint
     if STDIN in paths or (stdin_filename is not None and not paths):
         files, read = _stdin_input(paths, stdin_filename, fix or diff)
