@@ -60,7 +60,13 @@ def other_findings(data: bytes) -> Counter:
 
 
 def test_the_fixable_rules_are_the_chosen_ones() -> None:
-    assert FIXABLE == ["non-canonical-value", "outdated-key", "rejected-key", "stage-missing-mode", "unused-suppression"]
+    assert FIXABLE == [
+        "non-canonical-value",
+        "outdated-key",
+        "rejected-key",
+        "stage-missing-mode",
+        "unused-suppression",
+    ]
     # a rule marked fixable has a fixer, and a fixer serves only rules marked fixable
     from compiler.fix.comments import COMMENT_CODES
     from compiler.fix.toml_edits import TOML_CODES
@@ -140,7 +146,8 @@ def test_old_spellings_keep_every_line(case: Path) -> None:
     outcome = fix_bytes("case.leviath", case.read_bytes())
 
     def lines(text: str) -> list[str]:
-        text = text.replace("tool_result_routing", "tool_routing").replace("[context.repetition_detection]", "[repetition_detection]")
+        text = text.replace("tool_result_routing", "tool_routing")
+        text = text.replace("[context.repetition_detection]", "[repetition_detection]")
         return sorted(line for line in text.splitlines() if line.strip())
 
     assert lines(outcome.data.decode()) == lines(case.read_text(encoding="utf-8"))

@@ -147,7 +147,10 @@ def test_a_dropped_value_stays_an_error():
 def test_the_fixer_writes_the_table_and_keeps_the_comment():
     from compiler.fix import fix_bytes
 
-    text = '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n[stages.a.transitions]\nb = "true"  # go on\nc = false\n\n[stages.b]\ntransitions = {}\n\n[stages.c]\ntransitions = {}\n'
+    text = (
+        '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n[stages.a.transitions]\n'
+        'b = "true"  # go on\nc = false\n\n[stages.b]\ntransitions = {}\n\n[stages.c]\ntransitions = {}\n'
+    )
     outcome = fix_bytes("a.leviath", text.encode())
     assert outcome.problem is None
     assert b'b = {}  # go on\nc = {}\n' in outcome.data
@@ -274,7 +277,8 @@ def test_installation_checks_run_on_the_files_named(tmp_path):
     got = sorted(d.code for d in run(NEEDY, settings=settings).diagnostics if d.code in INSTALLATION_CODES)
     assert got == ["no-reachable-provider", "read-paths-not-granted", "unknown-model"]
     # a window of the user's own makes the percentage budget measurable
-    config.write_text(LEVIATH_CONFIG + '[model_capabilities."gpt-nope"]\nmax_context_tokens = 1000000\n', encoding="utf-8")
+    window = '[model_capabilities."gpt-nope"]\nmax_context_tokens = 1000000\n'
+    config.write_text(LEVIATH_CONFIG + window, encoding="utf-8")
     (d,) = [d for d in run(NEEDY, settings=settings).diagnostics if d.code == "unbounded-percentage-budget"]
     assert "300,000 tokens" in d.message
 
@@ -305,7 +309,8 @@ def test_the_cli_flag_and_the_pyproject_key(tmp_path):
     runner = CliRunner()
     plain = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
     assert "no-reachable-provider" not in plain.output
-    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", str(tmp_path / "leviath.toml"), str(blueprint)])
+    config = str(tmp_path / "leviath.toml")
+    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", config, str(blueprint)])
     assert "no-reachable-provider" in flagged.output
     (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nleviath-config = "leviath.toml"\n', encoding="utf-8")
     keyed = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])

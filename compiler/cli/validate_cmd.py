@@ -71,7 +71,14 @@ class Run:
 @installation_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
-@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved where Leviath reads them), then report the rest.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help=(
+        "Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved "
+        "where Leviath reads them), then report the rest."
+    ),
+)
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
     "--stdin-filename",

@@ -103,7 +103,8 @@ def render() -> str:
             rows[-1][1].append(cell)
         else:
             rows.append((site.parent, [cell], outcome))
-    lines = [BEGIN, "", "| table | keys (expected type) | Leviath, given another type | we report |", "|---|---|---|---|"]
+    header = "| table | keys (expected type) | Leviath, given another type | we report |"
+    lines = [BEGIN, "", header, "|---|---|---|---|"]
     for parent, cells, (leviath, ours) in rows:
         lines.append(f"| {f'`{parent}`' if parent else 'top level'} | {', '.join(cells)} | {leviath} | {ours} |")
     lines += ["", END]

@@ -129,7 +129,10 @@ define(
     "shadowed-edge",
     severity="warning",
     family=FAMILY,
-    summary="In declaration order, a conditioned edge is never taken: an earlier edge with the same condition always wins.",
+    summary=(
+        "In declaration order, a conditioned edge is never taken: an earlier edge with the same "
+        "condition always wins."
+    ),
     rationale=(
         "For an error, dead end, iteration cap or stuck interrupt our stage-runner takes the "
         "first edge of that condition, in declaration order, whose target is within its "

@@ -20,7 +20,10 @@ from .snippets import blueprint as _blueprint
 from .snippets import stage as declared
 
 FAMILY = "lint"
-_CONFIG = "Runs only when you name your Leviath config.toml: `--leviath-config PATH`, or `leviath-config = \"PATH\"` in [tool.blueprint]."
+_CONFIG = (
+    "Runs only when you name your Leviath config.toml: `--leviath-config PATH`, or "
+    '`leviath-config = "PATH"` in [tool.blueprint].'
+)
 _MODELS = (
     "Runs only when you name the model list your Leviath build carries (save what `lev models list` prints): "
     "`--leviath-models PATH`, or `leviath-models = \"PATH\"` in [tool.blueprint]."
@@ -114,7 +117,9 @@ define(
         + " Windows in `[model_capabilities]` of your config.toml count too (`--leviath-config`)."
     ),
     example=_blueprint('[context.regions.notes]\nkind = "temporary"\nbudget = "30%"', declared("work")),
-    example_fixed=_blueprint('[context.regions.notes]\nkind = "temporary"\nbudget = "30%"\nmax_tokens = 40000', declared("work")),
+    example_fixed=_blueprint(
+        '[context.regions.notes]\nkind = "temporary"\nbudget = "30%"\nmax_tokens = 40000', declared("work")
+    ),
     fix="add max_tokens beside the budget as a cap",
     leviath="unbounded-percentage-budget",
 )

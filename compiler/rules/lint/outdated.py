@@ -54,7 +54,10 @@ define(
     ),
     fix="move the key where Leviath reads it",
     fixable=True,
-    differs="Leviath logs a warning for the model-table system_prompt and says nothing about [context] repetition_detection.",
+    differs=(
+        "Leviath logs a warning for the model-table system_prompt and says nothing about [context] "
+        "repetition_detection."
+    ),
 )
 
 

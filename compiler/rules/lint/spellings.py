@@ -34,7 +34,10 @@ define(
     CODE,
     severity="warning",
     family=FAMILY,
-    summary="A value is written in a form the runtime reads as another (`summarize`, `\"ALLOW\"`, `b = \"true\"` as an edge).",
+    summary=(
+        "A value is written in a form the runtime reads as another (`summarize`, `\"ALLOW\"`, "
+        "`b = \"true\"` as an edge)."
+    ),
     rationale=(
         "The runtime reads `transform = \"summarize\"` as `compact`, region `kind = \"hash_map\"` as "
         "`hashmap`, a seed's `refresh = \"stage\"` as `each_stage` (and `\"spawn\"` as `once`, "
