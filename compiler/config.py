@@ -71,6 +71,10 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
+    #: need the installation (`compiler.installation`); None leaves those checks off.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
     #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
@@ -110,6 +114,8 @@ KEYS: dict[str, ConfigKey] = {
     "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
     "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
     "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "leviath-config": ConfigKey("leviath_config", "path", None, "your Leviath config.toml, for installation checks"),
+    "leviath-models": ConfigKey("leviath_models", "path", None, "what `lev models list` prints, saved to a file"),
     "default-max-iterations": ConfigKey(
         "default_max_iterations",
         "count",
@@ -132,6 +138,9 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    #: Paths, resolved against the folder of the configuration file.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     default_max_iterations: int | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] | None = None
@@ -165,6 +174,8 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     default_max_iterations: int | None = None
     #: `--exclude`: patterns added to the configuration's, relative to the working directory.
     exclude: tuple[str, ...] | None = None
@@ -176,6 +187,8 @@ FLAGS: dict[str, str] = {
     "select": "--select",
     "ignore": "--ignore",
     "deny-warnings": "--[no-]deny-warnings",
+    "leviath-config": "--leviath-config",
+    "leviath-models": "--leviath-models",
     "default-max-iterations": "--default-max-iterations",
     "respect-gitignore": "--[no-]respect-gitignore",
 }
@@ -252,7 +265,7 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
         spec = KEYS.get(key)
         if spec is None:
             raise ConfigError(f"{where}: unknown key '{key}'{unknown}{_did_you_mean(key, list(KEYS))}")
-        values[spec.attribute] = _READERS[spec.kind](value, prefix + key)
+        values[spec.attribute] = _READERS[spec.kind](value, prefix + key, path.parent)
     return FileConfig(path=path, display=display or "", **values)
 
 
@@ -261,26 +274,33 @@ def _did_you_mean(name: str, known: list[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _read_bool(value: Any, label: str) -> bool:
+def _read_bool(value: Any, label: str, base: Path) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
     return value
 
 
-def _read_strings(value: Any, label: str) -> tuple[str, ...]:
+def _read_strings(value: Any, label: str, base: Path | None = None) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
     return tuple(item.strip() for item in value if item.strip())
 
 
-def _read_count(value: Any, label: str) -> int:
+def _read_count(value: Any, label: str, base: Path) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         shown = str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
         raise ConfigError(f"{label} must be a whole number of 0 or more, not {shown}")
     return value
 
 
-def _read_url(value: Any, label: str) -> str:
+def _read_path(value: Any, label: str, base: Path) -> str:
+    """A path, relative to the folder of the configuration file (`~` is the home folder)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
+    return str(base / os.path.expanduser(value))
+
+
+def _read_url(value: Any, label: str, base: Path) -> str:
     if not isinstance(value, str):
         raise ConfigError(f"{label} must be a string, not {_type_name(value)}")
     if not value.startswith(("https://", "http://")) or "{code}" not in value:
@@ -288,13 +308,15 @@ def _read_url(value: Any, label: str) -> str:
     return value
 
 
-#: kind → reader of a value of that kind (checks it; `label` names the file and the key).
-_READERS: dict[str, Callable[[Any, str], Any]] = {
+#: kind → reader of a value of that kind (checks it; `label` names the file and the key, and
+#: relative paths start from the configuration file's folder).
+_READERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "bool": _read_bool,
     "count": _read_count,
+    "path": _read_path,
     "strings": _read_strings,
-    "rules": lambda value, label: check_rule_names(_read_strings(value, label), label),
-    "globs": lambda value, label: check_globs(_read_strings(value, label), label),
+    "rules": lambda value, label, base: check_rule_names(_read_strings(value, label), label),
+    "globs": lambda value, label, base: check_globs(_read_strings(value, label), label),
     "url": _read_url,
 }
 

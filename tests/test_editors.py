@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli.main import cli
+from compiler.ir.serialize import IR_VERSION
 from compiler.resources import SCHEMA_NAMES, schema_path
 from helpers import ROOT
 
@@ -109,7 +110,7 @@ def test_every_published_schema_has_its_own_id() -> None:
         jsonschema.Draft7Validator.check_schema(schema)
     assert ids == {
         "blueprint": "urn:agent-blueprint-compiler:schema:blueprint",
-        "ir": "urn:agent-blueprint-compiler:schema:ir:1",
+        "ir": f"urn:agent-blueprint-compiler:schema:ir:{IR_VERSION}",
         "report": "urn:agent-blueprint-compiler:schema:report:1",
         "scenario": "urn:agent-blueprint-compiler:schema:scenario",
     }

@@ -31,11 +31,13 @@ from .common import (
     human_only,
     rule_docs_url,
     default_max_iterations_option,
+    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
     watch_option,
+    with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
@@ -68,6 +70,7 @@ class Checked:
 )
 @rule_options
 @discovery_options
+@installation_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -108,11 +111,17 @@ def command(
     statistics: bool = False,
     quiet: bool = False,
     watch: bool = False,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
-    overrides = rule_overrides(
-        select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+    overrides = with_installation(
+        rule_overrides(
+            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+        ),
+        leviath_config,
+        leviath_models,
     )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")

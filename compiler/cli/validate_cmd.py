@@ -27,6 +27,7 @@ from .common import (
     fixes_of,
     human_only,
     default_max_iterations_option,
+    installation_options,
     is_terminal,
     read_stdin,
     rule_docs_url,
@@ -35,6 +36,7 @@ from .common import (
     settings_per_file,
     use_color,
     watch_option,
+    with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
@@ -71,11 +73,19 @@ class Run:
 )
 @rule_options
 @discovery_options
+@installation_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
 @click.option(
     "-q", "--quiet", is_flag=True, help="Leave out the findings: only the summary (text and concise formats)."
 )
-@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help=(
+        "Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved "
+        "where Leviath reads them), then report the rest."
+    ),
+)
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
     "--stdin-filename",
@@ -107,6 +117,8 @@ def command(
     show_settings: bool = False,
     watch: bool = False,
     default_max_iterations: int | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -115,8 +127,12 @@ def command(
     """
     spec = REPORTERS[output_format]
     human_only(spec, output_format, statistics=statistics, quiet=quiet)
-    overrides = rule_overrides(
-        select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+    overrides = with_installation(
+        rule_overrides(
+            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+        ),
+        leviath_config,
+        leviath_models,
     )
     if show_settings:
         from .show_settings import show_settings as render_settings
