@@ -1,7 +1,7 @@
 """Blueprints to start from (`blueprint new`): a commented `agent.leviath` and the `tools/`
 scripts it grants, rendered from the jinja2 templates in `compiler/templates/<template>/`.
 
-Every template validates clean and passes `blueprint check` with no warning (the tests run
+Every template passes `blueprint validate` and `blueprint check` with no error and no warning (the tests run
 both on each), so a new agent starts from something sound. Rendering is pure: the CLI writes
 the files.
 """

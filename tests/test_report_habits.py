@@ -56,7 +56,7 @@ def test_text_marks_the_fixable_findings_and_counts_them(blueprint: str) -> None
     tail = result.stdout.splitlines()[-3:]
     assert tail == [
         "A rule's rationale, example and fix: `blueprint rule stage-missing-mode`",
-        "Checked 1 file: 0 errors, 3 warnings, 1 note",
+        "Checked 1 file: 0 errors, 4 warnings, 0 notes",
         "[*] 2 fixable with `--fix`",
     ]
     fixed = validate(blueprint, "--fix")
@@ -123,10 +123,10 @@ def test_concise_is_one_line_per_finding(blueprint: str, tmp_path: Path) -> None
     assert [(f[0], f[1], f[2], f[3], f[5]) for f in findings] == [
         ("f.leviath", "4", "9", "warning", "stage-missing-mode"),
         ("f.leviath", "4", "9", "warning", "stage-missing-model"),
-        ("f.leviath", "8", "13", "note", "non-canonical-value"),
+        ("f.leviath", "8", "13", "warning", "non-canonical-value"),
         ("f.leviath", "10", "9", "warning", "stage-missing-model"),
     ]
-    assert lines[-2:] == ["Checked 1 file: 0 errors, 3 warnings, 1 note", "[*] 2 fixable with `--fix`"]
+    assert lines[-2:] == ["Checked 1 file: 0 errors, 4 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
     assert "\x1b" not in validate(blueprint, "--format", "concise", "--color", "always").stdout
     odd = tmp_path / "odd.leviath"
     odd.write_text('[agent]\nname = "x"\n[stages."a\\nb"]\nmode = "output"\n[stages."a\\nb".transitions]\n', encoding="utf-8")
@@ -139,14 +139,14 @@ def test_quiet_and_statistics_combine_in_the_human_formats(blueprint: str) -> No
         both = validate(blueprint, "--format", output_format, "-q", "--statistics").stdout
         assert both.splitlines() == [
             "2  warning  stage-missing-model",
-            "1  note     non-canonical-value",
+            "1  warning  non-canonical-value",
             "1  warning  stage-missing-mode",
             "",
-            "Checked 1 file: 0 errors, 3 warnings, 1 note",
+            "Checked 1 file: 0 errors, 4 warnings, 0 notes",
             "[*] 2 fixable with `--fix`",
         ]
         quiet = validate(blueprint, "--format", output_format, "-q").stdout
-        assert quiet.splitlines() == ["Checked 1 file: 0 errors, 3 warnings, 1 note", "[*] 2 fixable with `--fix`"]
+        assert quiet.splitlines() == ["Checked 1 file: 0 errors, 4 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
     for command in ("validate", "check"):
         for output_format in ("json", "sarif", "github"):
             for flag in ("-q", "--statistics"):
@@ -158,6 +158,6 @@ def test_quiet_and_statistics_combine_in_the_human_formats(blueprint: str) -> No
 def test_check_takes_quiet_and_statistics(blueprint: str) -> None:
     quiet = CliRunner().invoke(cli, ["check", blueprint, "-q"])
     assert quiet.exit_code == 0, quiet.output
-    assert quiet.stdout.splitlines() == ["Checked 1 file: 0 errors, 3 warnings, 1 note", "[*] 2 fixable with `--fix`"]
+    assert quiet.stdout.splitlines() == ["Checked 1 file: 0 errors, 4 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
     full = CliRunner().invoke(cli, ["check", blueprint, "--statistics"]).stdout
     assert "ceiling:" in full and "1  warning  stage-missing-mode" in full and "] [*] " in full

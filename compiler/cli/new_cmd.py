@@ -34,7 +34,8 @@ from .errors import EXIT_OK, CliError, echo_problem, emit
 def command(name: str | None, template: str, list_templates: bool) -> None:
     """Write NAME/agent.leviath from a template, with the tools/ scripts it uses.
 
-    The blueprint is commented, validates clean and passes `blueprint check` with no warning.
+    The blueprint is commented and passes `blueprint validate` and `blueprint check` with no
+    error and no warning.
     Existing files are never overwritten.
     """
     if list_templates:
