@@ -1,9 +1,9 @@
 """Blueprints to start from (`blueprint new`): a commented `agent.leviath` and the `tools/`
 scripts it grants, rendered from the jinja2 templates in `compiler/templates/<template>/`.
 
-Every template passes `blueprint validate` and `blueprint check` with no error and no warning (the tests run
-both on each), so a new agent starts from something sound. Rendering is pure: the CLI writes
-the files.
+Every template passes `blueprint validate` and `blueprint check` with no error and no
+warning (the tests run both on each), so a new agent starts from something sound. Rendering
+is pure: the CLI writes the files.
 """
 
 from __future__ import annotations
