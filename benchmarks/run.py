@@ -36,7 +36,7 @@ import generate  # noqa: E402
 import measure  # noqa: E402
 
 SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
-PACKAGES = ("blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
+PACKAGES = ("agent-blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
 #: Sizes and repetitions: (full run, --quick).
 PLAN = {
     "generated_files": (40, 4),

@@ -21,18 +21,22 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parse.source import read_blueprint
-from ..config import Settings
-from ..discover import discover
+from ..config import ConfigFinder, Overrides, Settings
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
-    blueprint_files,
     color_option,
+    discovery_options,
+    find_blueprints,
+    fixes_of,
+    human_only,
+    rule_docs_url,
     default_max_iterations_option,
     installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
@@ -65,6 +69,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@discovery_options
 @installation_options
 @click.option(
     "--max-states",
@@ -73,6 +78,14 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Leave out the findings and ceilings: only the summary (text and concise formats).",
+)
+@watch_option
 @click.option(
     "--emit-scenarios",
     "emit_dir",
@@ -89,22 +102,54 @@ def command(
     deny_warnings: bool | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     max_states: int | None,
     emit_dir: str | None,
     color: str,
     default_max_iterations: int | None = None,
+    statistics: bool = False,
+    quiet: bool = False,
+    watch: bool = False,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
+    human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
-        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+        rule_overrides(
+            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+        ),
+        leviath_config,
+        leviath_models,
     )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
-    files = blueprint_files(discover(paths), paths)
-    settings = settings_per_file(files, overrides)
+    options = ReportOptions(statistics=statistics, quiet=quiet)
+    if watch:
+        from .watch import watch as watch_paths
+
+        def run_once() -> int:
+            return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+
+        watch_paths(paths, overrides, run_once)
+    sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
+
+
+def _check(
+    paths: tuple[str, ...],
+    overrides: Overrides,
+    output_format: str,
+    options: ReportOptions,
+    color: str,
+    max_states: int | None,
+    emit_dir: str | None = None,
+) -> int:
+    """One run of `blueprint check`: the report on stdout; the exit status returned."""
+    finder = ConfigFinder()
+    files = find_blueprints(paths, overrides, finder)
+    settings = settings_per_file(files, overrides, finder)
 
     checked: list[Checked] = []
     failing = unreadable = False
@@ -120,19 +165,24 @@ def command(
         failing = failing or item.result.counts.failing(settings[path].deny_warnings)
 
     spec = REPORTERS[output_format]
-    options = ReportOptions(color=spec.human and use_color(color))
     results = [item.result for item in checked]
+    options = replace(
+        options,
+        color=spec.human and use_color(color),
+        fixes=fixes_of(results, settings) if spec.shows_fixes else {},
+        rule_docs_url=rule_docs_url(finder),
+    )
     if output_format == "json":
-        emit(json_report(checked))
+        emit(json_report(checked, options))
     elif output_format == "text":
         emit(text_report(checked, options), color=options.color)
     else:
-        emit(get_reporter(output_format)(results, options))
+        emit(get_reporter(output_format)(results, options), color=options.color)
     if emit_dir is not None:
         emit_scenarios(checked, emit_dir, settings)
     if unreadable:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
@@ -198,33 +248,42 @@ def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> t
 
 
 def text_report(checked: list[Checked], options: ReportOptions) -> str:
-    """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
+    """Findings as `validate` shows them, then each file's ceilings (or why it was not
+    analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
+    and the ceilings."""
     from ..analysis.report import ceilings_text
     from ..diagnostics import Counts
     from ..display import visible
-    from ..render.text import render_diagnostic, render_summary
+    from ..render.text import render_closing, render_diagnostic, render_statistics
 
     blocks: list[str] = []
     total = Counts()
+    diagnostics = [d for item in checked for d in item.result.diagnostics]
     for item in checked:
         result = item.result
         total = total + result.counts
-        blocks.extend(render_diagnostic(d, result.source, color=options.color) for d in result.diagnostics)
-    for item in checked:
+        if not options.quiet:
+            blocks.extend(
+                render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
+                for d in result.diagnostics
+            )
+    for item in [] if options.quiet else checked:
         if item.analysis is not None:
             blocks.append(ceilings_text(item.result.path, item.analysis))
         else:
             blocks.append(f"{visible(item.result.path)}: not analysed: it has errors")
-    blocks.append(render_summary(total, len(checked), color=options.color))
+    if options.statistics and diagnostics:
+        blocks.append(render_statistics(diagnostics).rstrip("\n"))
+    blocks.append(render_closing(total, len(checked), diagnostics, options, hint=not options.quiet))
     return "\n\n".join(blocks) + "\n"
 
 
-def json_report(checked: list[Checked]) -> str:
+def json_report(checked: list[Checked], options: ReportOptions | None = None) -> str:
     """The `validate` JSON report with an `analysis` object per file."""
     from ..analysis.report import analysis_json
     from ..render.json import report_document
 
-    document = report_document([item.result for item in checked])
+    document = report_document([item.result for item in checked], options.fixes if options else None)
     for entry, item in zip(document["files"], checked):
         entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
