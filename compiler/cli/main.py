@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
     "graph": ("compiler.cli.graph_cmd:command", "Draw a blueprint's stage graph (mermaid, dot or a text outline)."),
     "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
+    "lsp": ("compiler.cli.lsp_cmd:command", "Run the language server (LSP over stdio) for editors."),
 }
 
 
