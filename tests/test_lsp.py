@@ -1,0 +1,229 @@
+"""`blueprint lsp` end to end over stdio, driven by a real LSP client (pytest-lsp).
+
+One server process serves the module (each test opens its own documents), so the whole file
+costs one start-up. Positions are checked in UTF-16 units, the protocol's default.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+
+from compiler.config import Settings
+from compiler.pipeline import validate_bytes
+from lsp_client import CONFIG, Client, change, initialize, open_document, position, published
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BROKEN = textwrap.dedent(
+    """\
+    [agent]
+    name = "fixer"
+
+    [context.regions]
+    notes = { kind = "pinned" }
+
+    [stages.plan]
+    mode = "autonomous"
+    model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+    max_iterations = 10
+    available_tools = ["read_file", "write_file"]
+
+    [stages.plan.transitions.reveiw]
+    gate = { require_region_updated = "notes" }
+
+    [stages.review]
+    mode = "output"
+    model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+    max_iterations = 5
+
+    [stages.review.transitions]
+    """
+)
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def client(lsp_client: Client):
+    await initialize(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def doc(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+def expected(path: Path, text: str, settings: Settings = Settings()) -> list[tuple]:
+    """validate's findings for `text` as (code, severity, start, end) in LSP terms (ASCII text)."""
+    result = validate_bytes(str(path), text.encode("utf-8"), settings)
+    severity = {"error": 1, "warning": 2, "note": 3}
+    return [
+        (d.code, severity[d.severity], (d.span.line - 1, d.span.column - 1), (d.span.end_line - 1, d.span.end_column - 1))
+        for d in result.diagnostics
+    ]
+
+
+def got(params: types.PublishDiagnosticsParams) -> list[tuple]:
+    return [
+        (d.code, int(d.severity), (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+        for d in params.diagnostics
+    ]
+
+
+def write(tmp_path: Path, text: str, name: str = "agent.leviath") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- diagnostics -------------------------------------------------------------------------------
+
+
+async def test_open_publishes_exactly_validates_findings(client: Client, tmp_path: Path) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    params = await published(client, uri, 1)
+    assert got(params) == expected(path, BROKEN)
+    unknown = next(d for d in params.diagnostics if d.code == "unknown-stage")
+    assert unknown.range.start == position(BROKEN, "reveiw")
+    assert unknown.source == "blueprint"
+    assert unknown.code_description is not None and unknown.code_description.href.endswith("/unknown-stage.md")
+    assert "did you mean 'review'?" in unknown.message
+
+
+async def test_related_locations_and_tags(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace('mode = "output"', 'mode = "output"  # blueprint: ignore[unknown-tool]').replace(
+        "[stages.review]\n", "[stages.review]\nallow_as_worker = false\n"
+    )
+    text = text.replace('mode = "autonomous"', 'mode = "fan_out"\nworker_stage = "review"\nmerge_stage = "review"')
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1)
+    assert got(params) == expected(path, text)
+    unused = next(d for d in params.diagnostics if d.code == "unused-suppression")
+    assert list(unused.tags) == [types.DiagnosticTag.Unnecessary]
+    worker = next(d for d in params.diagnostics if d.code == "worker-stage-not-allowed")
+    assert worker.related_information
+    related = worker.related_information[0]
+    assert related.location.uri == uri
+    assert related.location.range.start == position(text, "review", nth=2)  # [stages.review]
+    assert "declared here" in related.message
+
+
+async def test_suppressions_and_project_settings_apply(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nignore = ["stage-missing-max-iterations"]\n')
+    text = BROKEN.replace("[stages.plan.transitions.reveiw]", "[stages.plan.transitions.reveiw]  # blueprint: ignore[unknown-stage]")
+    text = text.replace("max_iterations = 10\n", "")
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    codes = [d.code for d in (await published(client, uri, 1)).diagnostics]
+    assert "unknown-stage" not in codes
+    assert "stage-missing-max-iterations" not in codes
+    settings = Settings(ignore=("stage-missing-max-iterations",))
+    assert got(await published(client, uri, 1)) == expected(path, text, settings)
+    assert "stage-missing-max-iterations" in [c for c, *_ in expected(path, text)]  # the setting did something
+
+
+async def test_positions_are_utf16_after_astral_characters(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace(
+        'gate = { require_region_updated = "notes" }',
+        'gate = { message = "🦀🦀 wait", require_region_updated = "nots" }',
+    )
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1)
+    region = next(d for d in params.diagnostics if d.code == "unknown-region")
+    start = position(text, '"nots"')
+    assert region.range.start == start
+    assert region.range.end == types.Position(line=start.line, character=start.character + 6)
+    # Four code points before it on the line are astral: each is two UTF-16 units.
+    line = text.splitlines()[start.line]
+    assert start.character == line.index('"nots"') + 2
+
+
+async def test_edits_republish_for_the_newest_version_only(client: Client, tmp_path: Path) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    await published(client, uri, 1)
+    start = position(BROKEN, "reveiw")
+    # A burst of keystrokes: delete the typo, then type "review" one character at a time.
+    change(client, uri, 2, "", (start.line, start.character), (start.line, start.character + 6))
+    for i, ch in enumerate("review"):
+        change(client, uri, 3 + i, ch, (start.line, start.character + i))
+    final = await published(client, uri, 8)
+    assert "unknown-stage" not in [d.code for d in final.diagnostics]
+    versions = [p.version for p in client.published if p.uri == uri]
+    assert versions == sorted(versions), f"an older version was published after a newer one: {versions}"
+    assert len(versions) < 8, f"the burst was not debounced: {versions}"
+    fixed = BROKEN.replace("reveiw", "review")
+    assert got(final) == expected(path, fixed)
+
+
+# --- navigation ----------------------------------------------------------------------------------
+
+
+async def test_definition_references_and_highlights(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace("reveiw", "review")
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    at_target = position(text, "review", shift=2)  # transitions.review
+    found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_target))
+    assert [loc.range.start for loc in found] == [position(text, "[stages.review]", shift=8)]
+
+    at_region = position(text, '"notes"', shift=3)
+    found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_region))
+    assert [loc.range.start for loc in found] == [position(text, "notes =")]
+
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=doc(uri), position=at_target, context=types.ReferenceContext(include_declaration=True))
+    )
+    starts = sorted((r.range.start.line, r.range.start.character) for r in refs)
+    want = sorted((p.line, p.character) for p in (position(text, "review", n) for n in range(3)))
+    assert starts == want
+
+    lights = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(text_document=doc(uri), position=at_region)
+    )
+    kinds = sorted((h.range.start.line, int(h.kind)) for h in lights)
+    assert kinds == [(position(text, "notes =").line, 3), (position(text, '"notes"').line, 2)]
+
+    nothing = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(uri), position=position(text, "max_iterations"))
+    )
+    assert nothing is None
+
+
+async def test_tool_name_jumps_to_its_script(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "deploy.rhai").write_text("// deploy\n")
+    text = BROKEN.replace('["read_file", "write_file"]', '["read_file", "deploy"]')
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1)
+    assert "unknown-tool" not in [d.code for d in params.diagnostics]  # the script makes it known
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(uri), position=position(text, "deploy", shift=1))
+    )
+    assert found.uri == (tmp_path / "tools" / "deploy.rhai").as_uri()
+
+
+async def test_document_symbols(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace("reveiw", "review")
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+    names = [(s.name, s.detail) for s in symbols]
+    assert names == [("agent", "fixer"), ("regions", None), ("plan", "autonomous (entry)"), ("review", "output")]
+    plan = symbols[2]
+    assert [c.name for c in plan.children] == ["→ review"]
+    assert plan.selection_range.start == position(text, "plan")
+    for symbol in symbols:
+        inner = symbol.selection_range
+        assert (symbol.range.start.line, symbol.range.start.character) <= (inner.start.line, inner.start.character)
+        assert (inner.end.line, inner.end.character) <= (symbol.range.end.line, symbol.range.end.character)
+        for child in symbol.children or ():
+            assert symbol.range.start.line <= child.range.start.line <= child.range.end.line <= symbol.range.end.line
