@@ -6,6 +6,7 @@ costs one start-up. Positions are checked in UTF-16 units, the protocol's defaul
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -227,3 +228,132 @@ async def test_document_symbols(client: Client, tmp_path: Path) -> None:
         assert (inner.end.line, inner.end.character) <= (symbol.range.end.line, symbol.range.end.character)
         for child in symbol.children or ():
             assert symbol.range.start.line <= child.range.start.line <= child.range.end.line <= symbol.range.end.line
+
+
+# --- rename --------------------------------------------------------------------------------------
+
+
+def apply(text: str, edits) -> str:
+    """Apply LSP text edits (ASCII text, so characters are code points) from the end backwards."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(p: types.Position) -> int:
+        return starts[p.line] + p.character
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text
+
+
+def findings_without_names(path: Path, text: str, old: str, new: str) -> list[tuple]:
+    result = validate_bytes(str(path), text.encode("utf-8"))
+    rename = lambda value: new if value == old else value  # noqa: E731
+    return sorted(
+        (d.code, d.severity, tuple(rename(p) for p in d.path), d.message.replace(f"'{old}'", "'X'").replace(f"'{new}'", "'X'"))
+        for d in result.diagnostics
+    )
+
+
+@pytest.mark.parametrize(("needle", "shift", "old", "new"), [("plan", 0, "plan", "planning"), ('"notes"', 1, "notes", "scratch")])
+async def test_rename_changes_every_occurrence_and_nothing_else(
+    client: Client, tmp_path: Path, needle: str, shift: int, old: str, new: str
+) -> None:
+    text = BROKEN + '\n[stages.plan.context.regions]\nnotes = { kind = "pinned" }\n'
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    at = position(text, needle, shift=shift)
+    prepared = await client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(uri), position=at))
+    assert prepared.placeholder == old
+    edit = await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=at, new_name=new))
+    renamed = apply(text, edit.changes[uri])
+    assert not re.search(rf"\b{old}\b", renamed)  # every occurrence changed …
+    assert renamed.replace(new, old) == text  # … and nothing else
+    assert findings_without_names(path, renamed, old, new) == findings_without_names(path, text, old, new)
+
+
+@pytest.mark.parametrize(
+    ("needle", "new", "reason"),
+    [
+        ("plan", "review", "a stage named 'review' already exists"),
+        ("plan", "two words", "not a valid stage name"),
+        ("plan", "", "not a valid stage name"),
+        ('"notes"', "conversation", "every stage sees already"),
+        ("max_iterations", "x", "only a stage or a region name can be renamed"),
+    ],
+)
+async def test_rename_is_refused_with_a_reason(client: Client, tmp_path: Path, needle: str, new: str, reason: str) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    at = position(BROKEN, needle, shift=1 if needle.startswith('"') else 0)
+    with pytest.raises(Exception, match=reason) as refused:
+        await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=at, new_name=new))
+    assert getattr(refused.value, "code", None) == -32803  # RequestFailed: well formed, refused
+
+
+# --- completion and hover ---------------------------------------------------------------------------
+
+
+async def complete(client: Client, tmp_path: Path, text: str, name: str = "agent.leviath") -> list[str]:
+    """Completion labels at the end of `text` (the cursor after its last character)."""
+    path = write(tmp_path, text, name)
+    uri = open_document(client, path, text)
+    lines = text.split("\n")
+    at = types.Position(line=len(lines) - 1, character=len(lines[-1].encode("utf-16-le")) // 2)
+    result = await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=at))
+    return [item.label for item in result.items]
+
+
+async def test_completion_offers_keys_values_and_names(client: Client, tmp_path: Path) -> None:
+    base = BROKEN.replace("reveiw", "review")
+    keys = await complete(client, tmp_path, base + "\n[stages.extra]\nmax_")
+    assert {"max_iterations", "max_revisits", "max_workers"} <= set(keys)
+    assert "name" not in keys  # an [agent] key, not a stage key
+    present = await complete(client, tmp_path, base[: base.index("[stages.review.transitions]")], "b.leviath")
+    assert "mode" not in present and "max_iterations" not in present  # [stages.review] already has them
+    assert "allow_complete" in present
+    assert await complete(client, tmp_path, base + '\n[stages.extra]\nmode = "') == [
+        "autonomous", "interactive", "interactive_points", "fan_out", "output"
+    ]
+    assert await complete(client, tmp_path, base + "\n[stages.extra]\nallow_complete = ") == ["true", "false"]
+    assert await complete(client, tmp_path, base + '\n[stages.x]\nworker_stage = "') == ["plan", "review", "x"]
+    assert await complete(client, tmp_path, base + "\n[stages.review.transitions.") == ["plan", "review"]
+    regions = await complete(client, tmp_path, base + '\n[stages.plan.transitions.plan]\ngate = { require_regions = ["')
+    assert {"notes", "conversation", "tool_results"} <= set(regions)
+    tools = await complete(client, tmp_path, base + '\n[stages.x]\navailable_tools = [\n  "read_file",\n  "')
+    assert {"read_file", "edit_file", "bash", "todo_add"} <= set(tools)
+    codes = await complete(client, tmp_path, base + "\nx = 1  # blueprint: ignore[unknown-key, ")
+    assert {"unknown-stage", "unknown-region", "all"} <= set(codes)
+
+
+async def test_completion_works_while_the_line_does_not_parse(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace("reveiw", "review") + '\n[stages.review.transitions.plan]\ncondition = "st'
+    labels = await complete(client, tmp_path, text)
+    assert "stuck" in labels and "always" in labels
+
+
+async def hover_at(client: Client, tmp_path: Path, text: str, at: types.Position) -> str | None:
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    result = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=at))
+    return result.contents.value if result is not None else None
+
+
+async def test_hover_explains_keys_names_and_rule_codes(client: Client, tmp_path: Path) -> None:
+    from compiler.resources import load_schema
+
+    text = BROKEN.replace("reveiw", "review").replace("[stages.review]\n", "[stages.review]  # blueprint: ignore[unknown-key]\n")
+    mode = load_schema("blueprint")["definitions"]["stage"]["properties"]["mode"]
+    shown = await hover_at(client, tmp_path, text, position(text, "mode", shift=1))
+    assert mode["description"] in shown and '`"fan_out"`' in shown and 'Default: `"autonomous"`' in shown
+    value = await hover_at(client, tmp_path, text, position(text, '"output"', shift=2))
+    assert mode["description"] in value
+    stage = await hover_at(client, tmp_path, text, position(text, "plan"))
+    assert "mode `autonomous`" in stage and "→ `review`" in stage and "max_iterations 10" in stage
+    region = await hover_at(client, tmp_path, text, position(text, '"notes"', shift=2))
+    assert "global layout: `pinned`" in region
+    code = await hover_at(client, tmp_path, text, position(text, "unknown-key", shift=3))
+    assert code.startswith("**`unknown-key`** (warning, schema)")
+    assert await hover_at(client, tmp_path, text, types.Position(line=2, character=0)) is None

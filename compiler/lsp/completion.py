@@ -45,7 +45,7 @@ def complete(ls: "BlueprintServer", document: "Document", analysis: "Analysis", 
     offset = offset_of(analysis.lines, params.position)
     cursor = cursor_at(text, offset)
     edit_range = offsets_range(analysis.lines, cursor.word_start, offset)
-    named = analysis if analysis.parsed else document.last_parsed
+    named = analysis if analysis.parsed else document.last_parsed or _without_line(document, analysis, offset)
 
     def item(label: str, kind: types.CompletionItemKind, insert: str | None = None, detail: str | None = None,
              doc: str | None = None) -> types.CompletionItem:
@@ -71,6 +71,21 @@ def complete(ls: "BlueprintServer", document: "Document", analysis: "Analysis", 
     elif cursor.where == "value":
         items = _value_items(cursor, named, document, item)
     return types.CompletionList(is_incomplete=False, items=items)
+
+
+def _without_line(document: "Document", analysis: "Analysis", offset: int) -> "Analysis | None":
+    """The document read without the line being typed, which is often all that keeps it from
+    parsing: its names are what completion offers on a document that never parsed."""
+    from .diagnostics import project_settings
+    from .documents import analyse
+
+    lines = analysis.lines
+    line = lines.position(offset).line
+    start, end = lines.starts[line], lines.offset(line, 1 << 30)
+    settings, _ = project_settings(document.path)
+    text = analysis.text[:start] + analysis.text[end:]
+    fallback = analyse(document.path, text, analysis.version, settings, lines.encoding)
+    return fallback if fallback.parsed else None
 
 
 def _rule_codes() -> list[tuple[str, str]]:
