@@ -47,12 +47,15 @@ async def initialize(client: Client, root: Path | None = None, options: Any = No
     return await client.initialize_session(params)
 
 
-async def published(client: Client, uri: str, version: int | None = None, timeout: float = 20.0) -> types.PublishDiagnosticsParams:
-    """The first publishDiagnostics for `uri` at `version` (or any version), waiting for it."""
+async def published(
+    client: Client, uri: str, version: int | None = None, timeout: float = 20.0, where: Any = None
+) -> types.PublishDiagnosticsParams:
+    """The first publishDiagnostics for `uri` at `version` (or any version) that satisfies
+    `where` (if given), waiting for it."""
     deadline = time.monotonic() + timeout
     while True:
         for params in client.published:
-            if params.uri == uri and (version is None or params.version == version):
+            if params.uri == uri and (version is None or params.version == version) and (where is None or where(params)):
                 return params
         if time.monotonic() > deadline:
             seen = [(p.uri, p.version) for p in client.published]

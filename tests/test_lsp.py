@@ -6,6 +6,7 @@ costs one start-up. Positions are checked in UTF-16 units, the protocol's defaul
 
 from __future__ import annotations
 
+import asyncio
 import re
 import textwrap
 from pathlib import Path
@@ -59,11 +60,17 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 
 
 def expected(path: Path, text: str, settings: Settings = Settings()) -> list[tuple]:
-    """validate's findings for `text` as (code, severity, start, end) in LSP terms (ASCII text)."""
+    """validate's findings for `text` as (code, severity, start, end) in LSP terms (ASCII text;
+    a span that covers a line break ends at the end of its line)."""
     result = validate_bytes(str(path), text.encode("utf-8"), settings)
     severity = {"error": 1, "warning": 2, "note": 3}
+    lines = text.split("\n")
+
+    def at(line: int, column: int) -> tuple[int, int]:
+        return line - 1, min(column - 1, len(lines[line - 1]))
+
     return [
-        (d.code, severity[d.severity], (d.span.line - 1, d.span.column - 1), (d.span.end_line - 1, d.span.end_column - 1))
+        (d.code, severity[d.severity], at(d.span.line, d.span.column), at(d.span.end_line, d.span.end_column))
         for d in result.diagnostics
     ]
 
@@ -357,3 +364,143 @@ async def test_hover_explains_keys_names_and_rule_codes(client: Client, tmp_path
     code = await hover_at(client, tmp_path, text, position(text, "unknown-key", shift=3))
     assert code.startswith("**`unknown-key`** (warning, schema)")
     assert await hover_at(client, tmp_path, text, types.Position(line=2, character=0)) is None
+
+
+# --- code actions -----------------------------------------------------------------------------------
+
+
+async def actions_at(client: Client, uri: str, at: types.Position) -> list[types.CodeAction]:
+    where = types.Range(start=at, end=at)
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=doc(uri), range=where, context=types.CodeActionContext(diagnostics=[]))
+    )
+
+
+async def test_quick_fixes_replace_a_misspelt_name_and_ignore_a_rule(client: Client, tmp_path: Path) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    actions = await actions_at(client, uri, position(BROKEN, "reveiw", shift=2))
+    titles = [a.title for a in actions]
+    assert titles == ["Replace 'reveiw' with 'review'", "Ignore unknown-stage on this line"]
+    assert all(a.kind == types.CodeActionKind.QuickFix and a.diagnostics[0].code == "unknown-stage" for a in actions)
+    replaced = apply(BROKEN, actions[0].edit.changes[uri])
+    assert replaced == BROKEN.replace("reveiw", "review")
+    ignored = apply(BROKEN, actions[1].edit.changes[uri])
+    assert "[stages.plan.transitions.reveiw]  # blueprint: ignore[unknown-stage]\n" in ignored
+    before = [c for c, *_ in expected(path, BROKEN)]
+    assert [c for c, *_ in expected(path, ignored)] == [c for c in before if c != "unknown-stage"]
+
+
+async def test_ignore_joins_a_directive_or_goes_above_a_comment_or_a_string(client: Client, tmp_path: Path) -> None:
+    text = BROKEN.replace(
+        'gate = { require_region_updated = "notes" }', 'gate = { require_region_updated = "nots" }  # blueprint: ignore[unknown-key]'
+    ).replace('name = "fixer"', 'name = "fixer"  # the agent\nshell_hint = """\ntrue"""')
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    ignore = [a for a in await actions_at(client, uri, position(text, '"nots"', shift=1)) if a.title.startswith("Ignore")]
+    joined = apply(text, ignore[0].edit.changes[uri])
+    assert "# blueprint: ignore[unknown-key, unknown-region]" in joined
+    assert [c for c, *_ in expected(path, joined)] == [
+        c for c, *_ in expected(path, text) if c != "unknown-region"
+    ]
+    ignore = [a for a in await actions_at(client, uri, position(text, '"""')) if a.title.startswith("Ignore invalid-type")]
+    above = apply(text, ignore[0].edit.changes[uri])
+    assert '# blueprint: ignore[invalid-type]\nshell_hint = """' in above
+    assert "invalid-type" not in [c for c, *_ in expected(path, above)]
+
+
+# --- check on save, client settings ------------------------------------------------------------------
+
+
+async def test_run_analysis_on_save_and_optionally_on_change(client: Client, tmp_path: Path) -> None:
+    from helpers import ROOT
+
+    text = (ROOT / "tests" / "check_cases" / "run-can-strand" / "error-escape-spent.leviath").read_text()
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    assert "run-can-strand" not in [d.code for d in (await published(client, uri, 1)).diagnostics]
+    client.published.clear()
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc(uri), text=text))
+    saved = await published(client, uri, 1)
+    strand = next(d for d in saved.diagnostics if d.code == "run-can-strand")
+    assert len(strand.related_information) == 6  # the run that strands, step by step
+    change(client, uri, 2, text + "\n")
+    assert "run-can-strand" not in [d.code for d in (await published(client, uri, 2)).diagnostics]
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"blueprint": {"checkOnChange": True, "debounceMs": 0}})
+    )
+    change(client, uri, 3, text)
+    assert "run-can-strand" in [d.code for d in (await published(client, uri, 3)).diagnostics]
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"blueprint": {"checkOnChange": False, "debounceMs": "soon"}})
+    )
+    change(client, uri, 4, text)
+    assert "run-can-strand" not in [d.code for d in (await published(client, uri, 4)).diagnostics]
+    assert any("debounceMs" in m.message for m in client.messages)  # a bad value is reported, not obeyed
+
+
+# --- bad input ---------------------------------------------------------------------------------------
+
+
+async def test_a_document_that_is_not_toml(client: Client, tmp_path: Path) -> None:
+    text = "[agent\nname = = 'x'\n\x00\n"
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1)
+    assert got(params) == expected(path, text) and params.diagnostics[0].code == "toml-syntax"
+    for request in (
+        client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=types.Position(line=0, character=2))),
+        client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri))),
+        client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=types.Position(line=1, character=1))),
+    ):
+        assert await request is None
+    with pytest.raises(Exception, match="does not parse"):
+        await client.text_document_rename_async(
+            types.RenameParams(text_document=doc(uri), position=types.Position(line=0, character=2), new_name="x")
+        )
+
+
+async def test_requests_for_closed_or_unknown_documents(client: Client, tmp_path: Path) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    await published(client, uri, 1)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(uri)))
+    await published(client, uri, where=lambda p: not p.diagnostics)  # closing clears its findings
+    change(client, uri, 5, "garbage")  # a change to a closed document is ignored
+    at = position(BROKEN, "reveiw")
+    assert await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at)) is None
+    assert await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=at)) is None
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=doc(uri), range=types.Range(start=at, end=at), context=types.CodeActionContext(diagnostics=[]))
+    )
+    assert actions is None
+    assert not [p for p in client.published if p.uri == uri and p.version == 5]
+
+
+async def test_a_change_in_the_middle_of_requests_is_seen_by_the_next_one(client: Client, tmp_path: Path) -> None:
+    path = write(tmp_path, BROKEN)
+    uri = open_document(client, path, BROKEN)
+    at = position(BROKEN, "reveiw", shift=1)
+    # Sent at once, in this order, without waiting for the answers.
+    first = client.text_document_hover(types.HoverParams(text_document=doc(uri), position=at))
+    change(client, uri, 2, BROKEN.replace("reveiw", "review"))
+    second = client.text_document_definition(types.DefinitionParams(text_document=doc(uri), position=at))
+    assert "not declared" in (await asyncio.wrap_future(first)).contents.value  # the text it was asked about
+    found = await asyncio.wrap_future(second)
+    assert [loc.range.start for loc in found] == [position(BROKEN, "[stages.review]", shift=8)]
+
+
+async def test_a_ten_thousand_stage_document(client: Client, tmp_path: Path) -> None:
+    stages = "".join(
+        f'[stages.s{i}]\nmode = "autonomous"\nmax_iterations = 5\n\n[stages.s{i}.transitions.s{i + 1}]\n\n' for i in range(9999)
+    )
+    text = '[agent]\nname = "big"\n\n' + stages + '[stages.s9999]\nmode = "output"\nmax_iterations = 5\n\n[stages.s9999.transitions]\n'
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1, timeout=60)
+    assert len(params.diagnostics) == len(expected(path, text))
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+    assert len(symbols) == 1 + 10_000
+    at = position(text, "s5000", nth=1, shift=1)  # the edge s4999 → s5000
+    found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at))
+    assert [loc.range.start for loc in found] == [position(text, "[stages.s5000]", shift=8)]
