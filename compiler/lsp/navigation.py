@@ -136,21 +136,24 @@ def _regions(symbol: Any, prefix: KeyPath, layout: Any) -> list[Any]:
 
 def _extents(analysis: "Analysis") -> dict[KeyPath, tuple[tuple[int, int], tuple[int, int]]]:
     """For each stage, edge, region and top table: the first and last position any of its
-    keys, values or headers takes, in one pass over the index."""
-    spans: dict[KeyPath, tuple[tuple[int, int], tuple[int, int]]] = {}
-    index = analysis.index
-    for path in index.paths():
+    keys, values or headers takes, in one pass over the index's offsets."""
+    offsets: dict[KeyPath, tuple[int, int]] = {}
+    for path, entry in analysis.index.entries.items():
         owners = _owners(path)
         if not owners:
             continue
-        for span in (index.header_span(path), index.key_span(path), index.value_span(path)):
-            if span is None:
+        for pair in (entry.header, entry.key, entry.value):
+            if pair is None:
                 continue
-            start, end = (span.line, span.column), (span.end_line, span.end_column)
             for owner in owners:
-                known = spans.get(owner)
-                spans[owner] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
-    return spans
+                known = offsets.get(owner)
+                offsets[owner] = pair if known is None else (min(known[0], pair[0]), max(known[1], pair[1]))
+    lines = analysis.result.source.lines  # type: ignore[union-attr]
+    out = {}
+    for owner, (start, end) in offsets.items():
+        span = lines.span(start, end)
+        out[owner] = (span.line, span.column), (span.end_line, span.end_column)
+    return out
 
 
 def _owners(path: KeyPath) -> list[KeyPath]:

@@ -14,7 +14,7 @@ import sys
 from typing import Any, BinaryIO, Callable, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -27,6 +27,8 @@ from .settings import ClientSettings, read_settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: A request already answered with an error while it was being read.
+_ANSWERED = object()
 
 _ENCODINGS = {
     types.PositionEncodingKind.Utf8: "utf-8",
@@ -38,7 +40,22 @@ _ENCODINGS = {
 class BlueprintProtocol(LanguageServerProtocol):
     """pygls's protocol with document sync left to the server's own store (`Document`): pygls's
     workspace would split lines at characters LSP does not break at, and fail on a change to a
-    document that is not open."""
+    document that is not open. A request whose parameters do not fit its method is answered
+    with the protocol's error (pygls would drop it, leaving the client waiting for ever)."""
+
+    def structure_message(self, data: Any) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not (isinstance(data, dict) and "id" in data and "method" in data):
+                raise
+            message = f"invalid parameters for {data['method']}"
+            self._send_response(data["id"], error=types.ResponseError(code=exc.code, message=message))
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _ANSWERED:
+            super().handle_message(message)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
