@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
+from .ir.model import DEFAULT_MAX_ITERATIONS
+
 #: The file and table the CLI reads configuration from.
 CONFIG_FILE = "pyproject.toml"
 CONFIG_TABLE = "tool.blueprint"
@@ -33,6 +35,9 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
+    #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -62,6 +67,7 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] = ()
     deny_warnings: bool | None = None
+    default_max_iterations: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    default_max_iterations: int | None = None
 
 
 #: Keys of `[tool.blueprint]`: name → (FileConfig field, expected kind).
@@ -79,6 +86,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "ignore": ("ignore", "rules"),
     "known-tools": ("known_tools", "strings"),
     "deny-warnings": ("deny_warnings", "bool"),
+    "default-max-iterations": ("default_max_iterations", "count"),
 }
 
 
@@ -92,6 +100,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             known_tools=config.known_tools,
             deny_warnings=bool(config.deny_warnings),
         )
+        if config.default_max_iterations is not None:
+            base = replace(base, default_max_iterations=config.default_max_iterations)
     changes: dict[str, Any] = {}
     if overrides.select is not None:
         changes["select"] = overrides.select
@@ -99,6 +109,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
         changes["ignore"] = overrides.ignore
     if overrides.deny_warnings is not None:
         changes["deny_warnings"] = overrides.deny_warnings
+    if overrides.default_max_iterations is not None:
+        changes["default_max_iterations"] = overrides.default_max_iterations
     return replace(base, **changes)
 
 
@@ -147,11 +159,20 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
                 raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
             values[attribute] = value
             continue
+        if kind == "count":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{label} must be a whole number of 0 or more, not {_count_name(value)}")
+            values[attribute] = value
+            continue
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
         items = tuple(item.strip() for item in value if item.strip())
         values[attribute] = check_rule_names(items, label) if kind == "rules" else items
     return FileConfig(path=pyproject, **values)
+
+
+def _count_name(value: Any) -> str:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
 
 
 def _type_name(value: Any) -> str:

@@ -231,7 +231,7 @@ def test_schema_path_finds_the_checkout_copy():
 
 def test_load_schema_is_cached_and_names_are_checked():
     assert load_schema("blueprint") is load_schema("blueprint")
-    assert SCHEMA_NAMES == ("blueprint", "ir", "report")
+    assert SCHEMA_NAMES == ("blueprint", "ir", "report", "scenario")
     with pytest.raises(ValueError, match="unknown schema"):
         schema_path("nope")
 

@@ -58,13 +58,21 @@ def _summary_line(analysis: "Analysis") -> str:
         parts.append(f"every run ends within {ceilings.visits:,} stage visits")
     if ceilings.endless:
         names = ", ".join(f"'{name}'" for name in ceilings.endless)
-        parts.append(
-            f"inferences are unbounded: a visit of {names} can go on for ever (no max_iterations, "
-            "or a fan-out stage, which the cap does not bind)"
-        )
+        parts.append(f"inferences are unbounded: a visit of {names} can go on for ever ({_why_endless(analysis)})")
     elif ceilings.inferences is None:
         parts.append("inferences are unbounded")
     return "ceiling: " + "; ".join(parts)
+
+
+def _why_endless(analysis: "Analysis") -> str:
+    """Why no iteration cap ends the endless visits: fan-out stages, or no cap at all."""
+    ir, ceilings = analysis.blueprint, analysis.ceilings
+    stages = [ir.stage(name) for name in (ceilings.endless if ceilings is not None else ())]
+    modes = {stage.mode for stage in stages if stage is not None}
+    reasons = ["a fan-out stage, which no iteration cap binds"] if "fan_out" in modes else []
+    if modes - {"fan_out"}:
+        reasons.append("no max_iterations, and default-max-iterations is 0")
+    return "; ".join(reasons)
 
 
 def analysis_json(analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"]) -> dict | None:

@@ -193,7 +193,11 @@ define(
         "stage with no edge left fails, because no final output was submitted. The analysis "
         "follows every run and reports each stage where one can end without having entered an "
         "output stage, with the run that does it. Runs that end in an inference error are not "
-        "counted: an error edge is the place to handle those."
+        "counted: an error edge is the place to handle those. A fan-out stage whose model "
+        "never calls `fan_out` is let through, after its nudges, to its own transitions, not "
+        "to its merge stage (only a `fan_out` call, with an empty `items` list when there is "
+        "nothing to hand out, leads there); for such a stage the fix names a normal edge to "
+        "its `merge_stage`, which keeps what the run gathered on the way."
     ),
     example=_blueprint(
         declared("research"),
@@ -269,7 +273,7 @@ def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
     from .core import analyze_cached
     from .findings import trace_path
 
-    analysis = analyze_cached(ctx.blueprint)
+    analysis = analyze_cached(ctx.blueprint, ctx.settings.default_max_iterations)
     for finding in analysis.findings:
         related = list(finding.related)
         if finding.trace is not None:

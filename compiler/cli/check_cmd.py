@@ -27,6 +27,7 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
     rule_options,
     rule_overrides,
     settings_per_file,
@@ -70,6 +71,15 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option(
+    "--emit-scenarios",
+    "emit_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    metavar="DIR",
+    help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
+)
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -78,10 +88,12 @@ def command(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     max_states: int | None,
+    emit_dir: str | None,
     color: str,
+    default_max_iterations: int | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
@@ -110,9 +122,36 @@ def command(
         click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
     else:
         click.echo(get_reporter(output_format)(results, options), nl=False)
+    if emit_dir is not None:
+        emit_scenarios(checked, emit_dir, settings)
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
+    """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
+    from ..fix.files import write_atomically
+    from ..scenarios.emit import emit, emitted_file
+
+    for item in checked:
+        analysis, ir = item.analysis, item.result.blueprint
+        if analysis is None or ir is None:
+            continue
+        shown = {(d.code, d.path) for d in item.result.diagnostics}
+        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+        target = emitted_file(directory, item.result.path)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            existing = read_blueprint(target) if os.path.exists(target) else None
+            cap = settings[item.result.path].default_max_iterations
+            text, added = emit(ir, findings, item.result.path, target, existing, cap)
+            if added:
+                write_atomically(target, text.encode("utf-8"))
+        except OSError as exc:
+            raise CliError(f"cannot write scenarios to '{target}': {exc.strerror or exc}") from exc
+        if added:
+            click.echo(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}", err=True)
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
@@ -125,7 +164,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint)
+        analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)

@@ -106,19 +106,37 @@ _ignore_option = click.option(
 )
 
 
+default_max_iterations_option = click.option(
+    "--default-max-iterations",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help=(
+        "The iteration cap of a stage without max_iterations (or with 0), as your Leviath "
+        "configuration sets it ([limits] default_max_iterations; default 50, 0 for none)."
+    ),
+)
+
+
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
     return _deny_warnings_option(_select_option(_ignore_option(command)))
 
 
-def rule_overrides(select: tuple[str, ...], ignore: tuple[str, ...], deny_warnings: bool | None) -> Overrides:
-    """What `--select`, `--ignore` and `--deny-warnings` replace in each file's settings; an
-    unknown rule name is a `CliError`."""
+def rule_overrides(
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    deny_warnings: bool | None,
+    default_max_iterations: int | None = None,
+) -> Overrides:
+    """What `--select`, `--ignore`, `--deny-warnings` (and `--default-max-iterations`)
+    replace in each file's settings; an unknown rule name is a `CliError`."""
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
+            default_max_iterations=default_max_iterations,
         )
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
@@ -152,15 +170,15 @@ def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str,
         raise CliError(str(exc)) from exc
 
 
-def read_with_settings(path: str) -> tuple[bytes, Settings]:
-    """One blueprint's bytes and the settings of its `[tool.blueprint]`; I/O and
-    configuration problems become a `CliError` (exit 2)."""
+def read_with_settings(path: str, overrides: Overrides = Overrides()) -> tuple[bytes, Settings]:
+    """One blueprint's bytes and the settings of its `[tool.blueprint]` (with `overrides`);
+    I/O and configuration problems become a `CliError` (exit 2)."""
     try:
         data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
     try:
-        return data, settings_for(ConfigFinder().for_file(path))
+        return data, settings_for(ConfigFinder().for_file(path), overrides)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 

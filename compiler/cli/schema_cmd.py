@@ -1,4 +1,4 @@
-"""`blueprint schema [blueprint|ir|report]`: print a published JSON Schema, byte for byte."""
+"""`blueprint schema [blueprint|ir|report|scenario]`: print a published JSON Schema, byte for byte."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import click
 
 from .errors import CliError
 
-SCHEMAS = ("blueprint", "ir", "report")
+SCHEMAS = ("blueprint", "ir", "report", "scenario")
 
 
 @click.command("schema")
 @click.argument("name", type=click.Choice(SCHEMAS), default="blueprint", required=False)
 def command(name: str) -> None:
-    """Print the JSON Schema of a blueprint (default), of the IR, or of the JSON report."""
+    """Print the JSON Schema of a blueprint (default), of the IR, of the JSON report, or of a scenario file."""
     from ..resources import schema_path
 
     try:

@@ -24,6 +24,7 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
     is_terminal,
     read_stdin,
     rule_options,
@@ -74,6 +75,7 @@ class Run:
     metavar="PATH",
     help="Report standard input ('-') under this path, and take its settings from the pyproject.toml above it.",
 )
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -87,6 +89,7 @@ def command(
     fix: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
+    default_max_iterations: int | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -97,7 +100,7 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
     read: Callable[[str], bytes] = read_blueprint
     if STDIN in paths or (stdin_filename is not None and not paths):
         files, read = _stdin_input(paths, stdin_filename, fix or diff)

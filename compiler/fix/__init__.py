@@ -61,7 +61,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     from ..pipeline import validate_bytes
 
     result = validate_bytes(path, data, settings)
-    if _has_syntax_errors(result):
+    if has_syntax_errors(result):
         return FixOutcome(path, data, data, problem="not fixed: the file has syntax errors")
     if result.blueprint is None or result.source is None:
         return FixOutcome(path, data, data)
@@ -81,7 +81,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
         if not done or new_text == text:
             break
         new_result = validate_bytes(path, bom + new_text.encode("utf-8"), settings)
-        why = _unsafe(result, new_result, done, codes)
+        why = unsafe_reason(result, new_result, done, codes)
         if why is not None:
             problem = f"a fix was not applied: {why} (please report this as a bug)"
             break
@@ -90,7 +90,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     return FixOutcome(path, data, bom + text.encode("utf-8") if fixed else data, tuple(fixed), problem)
 
 
-def _has_syntax_errors(result: "FileResult") -> bool:
+def has_syntax_errors(result: "FileResult") -> bool:
     from ..rules.registry import REGISTRY
 
     return any(
@@ -99,9 +99,9 @@ def _has_syntax_errors(result: "FileResult") -> bool:
     )
 
 
-def _unsafe(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
+def unsafe_reason(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
     """Why the fixed text must not be kept, or None when it is safe."""
-    if after.blueprint is None or _has_syntax_errors(after):
+    if after.blueprint is None or has_syntax_errors(after):
         return "the fixed file does not parse"
     if after.blueprint != before.blueprint:
         return "the fixed file would run differently"

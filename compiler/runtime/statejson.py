@@ -25,6 +25,7 @@ from ..ir.model import NudgeConfig
 from .events import Event, event_from_dict, event_to_dict
 from .state import (
     PHASES,
+    READABLE_STATE_VERSIONS,
     STATE_VERSION,
     STATUSES,
     Flags,
@@ -385,6 +386,7 @@ _read_state = _record(
         "done_via": _opt_str,
         "unattended": _bool,
         "global_nudge": _nudge,
+        "default_max_iterations": _int,
     },
     ignored="state_version",
 )
@@ -395,13 +397,17 @@ def read_state(data: Any) -> RunState:
     if not isinstance(data, dict):
         raise StateError("a run state is a JSON object")
     version = data.get("state_version")
-    if version != STATE_VERSION:
-        raise StateError(f"unsupported state_version {version!r} (this runner reads {STATE_VERSION})")
+    if type(version) is not int or version not in READABLE_STATE_VERSIONS:
+        readable = ", ".join(map(str, READABLE_STATE_VERSIONS))
+        raise StateError(f"unsupported state_version {version!r} (this runner reads {readable})")
     if "stage" not in data:
         raise StateError("a run state names its stage")
     try:
-        return _read_state(data, "state")
+        state = _read_state(data, "state")
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, StateError):
             raise
         raise StateError(f"malformed run state: {exc}") from exc
+    if version == 1 and "default_max_iterations" not in data:
+        state.__dict__["default_max_iterations"] = 0  # a fresh record of ours: no default cap then
+    return state

@@ -43,7 +43,10 @@ def required_output(stage: str) -> str:
 
 
 def fan_out_missing(stage: str) -> str:
-    return f"stage '{stage}' must split its work with the fan_out tool before it can finish"
+    return (
+        f"stage '{stage}' must split its work with the fan_out tool before it can finish; if there is "
+        "nothing to hand out, call fan_out with an empty items list, which moves the run on without workers"
+    )
 
 
 # --- gate messages ---------------------------------------------------------------------------
