@@ -504,3 +504,42 @@ async def test_a_ten_thousand_stage_document(client: Client, tmp_path: Path) -> 
     at = position(text, "s5000", nth=1, shift=1)  # the edge s4999 → s5000
     found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at))
     assert [loc.range.start for loc in found] == [position(text, "[stages.s5000]", shift=8)]
+
+
+async def test_every_validate_fix_is_a_quick_fix_from_the_same_code(client: Client, tmp_path: Path) -> None:
+    from compiler.fix.edits import apply_edits, fixes_for
+
+    text = textwrap.dedent(
+        """\
+        [agent]
+        name = "t"
+
+        [stages.plan]
+        model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+        max_iterations = 3  # blueprint: ignore[unknown-key]
+
+        [stages.plan.transitions.done]
+        transform = "summarize"
+
+        [stages.done]
+        mode = "output"
+        model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+        max_iterations = 3
+
+        [stages.done.transitions]
+        """
+    )
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    result = validate_bytes(str(path), text.encode())
+    fixes = fixes_for(result)
+    assert sorted(d.code for d in fixes) == ["non-canonical-value", "stage-missing-mode", "unused-suppression"]
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=99, character=0))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=doc(uri), range=whole, context=types.CodeActionContext(diagnostics=[]))
+    )
+    for finding, fix in fixes.items():
+        action = next(a for a in actions if a.title == fix.title)
+        assert action.is_preferred and action.diagnostics[0].code == finding.code
+        assert apply(text, action.edit.changes[uri]) == apply_edits(text, fix.edits)
+    assert not any(a.title == "Ignore unused-suppression on this line" for a in actions)

@@ -1,5 +1,7 @@
 """Quick fixes for the findings under the cursor.
 
+- Every fix `blueprint validate --fix` can make, from the same code (`compiler.fix.edits`),
+  verified the same way: the file keeps its IR and every other finding.
 - "Replace 'reveiw' with 'review'": a misspelt name or key whose finding suggests the name
   that was meant. The suggestion is the one the finding's own fix hint gives (`did_you_mean` in
   `rules/common.py` and the schema layer write it as "did you mean 'NAME'?"); it is offered only
@@ -42,15 +44,16 @@ def code_actions(ls: "BlueprintServer", document: "Document", analysis: "Analysi
     if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
         return None
     wanted = to_range_key(params.range)
+    here = [
+        finding
+        for finding in analysis.result.diagnostics
+        if finding.span is not None and _overlaps(to_range_key(to_range(analysis.lines, finding.span)), wanted)
+    ]
+    fixed = _machine_fixes(analysis, here)
     out: list[types.CodeAction] = []
-    for finding in analysis.result.diagnostics:
-        if finding.span is None:
-            continue
-        where = to_range(analysis.lines, finding.span)
-        if not _overlaps(to_range_key(where), wanted):
-            continue
+    for finding in here:
         lsp_diagnostic = to_lsp(finding, analysis, document.uri, ls.client_settings)
-        for title, edits, preferred in _fixes(analysis, finding):
+        for title, edits, preferred in [*fixed.get(finding, []), *_fixes(analysis, finding)]:
             out.append(
                 types.CodeAction(
                     title=title,
@@ -71,11 +74,29 @@ def _overlaps(a: tuple, b: tuple) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
+def _machine_fixes(analysis: "Analysis", findings: list[Diagnostic]) -> dict[Diagnostic, list[tuple[str, list[types.TextEdit], bool]]]:
+    """`validate --fix`'s fix of each fixable finding, as LSP edits."""
+    from ..config import DEFAULT_SETTINGS
+    from ..fix.edits import fixes_for
+
+    fixes = fixes_for(analysis.result, analysis.settings or DEFAULT_SETTINGS, only=findings) if findings else {}
+    out: dict[Diagnostic, list[tuple[str, list[types.TextEdit], bool]]] = {}
+    for finding, fix in fixes.items():
+        edits = [
+            types.TextEdit(range=offsets_range(analysis.lines, *analysis.lines.span_offsets(edit.span, exact=True)), new_text=edit.new_text)
+            for edit in fix.edits
+        ]
+        out[finding] = [(fix.title, edits, True)]
+    return out
+
+
 def _fixes(analysis: "Analysis", finding: Diagnostic) -> Iterator[tuple[str, list[types.TextEdit], bool]]:
     replacement = _replacement(analysis, finding)
     if replacement is not None:
         yield replacement
-    ignore = _ignore_edit(analysis, finding)
+    # A directive needs a document that parses, and silencing `unused-suppression` with another
+    # directive would only stack them up.
+    ignore = _ignore_edit(analysis, finding) if analysis.parsed and finding.code != "unused-suppression" else None
     if ignore is not None:
         yield f"Ignore {finding.code} on this line", [ignore], False
 

@@ -44,6 +44,8 @@ class Analysis:
     version: int
     result: "FileResult"
     encoding: str = "utf-16"
+    #: The project settings it was validated with (quick fixes are verified with the same).
+    settings: "Settings | None" = None
     #: The families that ran: validate's, or check's on save.
     checked: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -121,4 +123,4 @@ def analyse(path: str, text: str, version: int, settings: "Settings", encoding: 
         from ..pipeline import validate_bytes
 
         result = validate_bytes(path, data, settings)
-    return Analysis(text, version, result, encoding, checked=check)
+    return Analysis(text, version, result, encoding, settings, checked=check)

@@ -89,18 +89,23 @@ class TextLines:
         start, end = self.starts[line], self._line_end(line)
         return start + _chars_for_units(self.text[start:end], max(0, character), self.encoding)
 
-    def span_offsets(self, span: Span) -> tuple[int, int]:
+    def span_offsets(self, span: Span, *, exact: bool = False) -> tuple[int, int]:
         """The offsets a span covers (a span's columns count from after a dropped BOM)."""
-        return self.span_offset(span.line, span.column), self.span_offset(span.end_line, span.end_column)
+        return self.span_offset(span.line, span.column, exact=exact), self.span_offset(
+            span.end_line, span.end_column, exact=exact
+        )
 
-    def span_offset(self, line: int, column: int) -> int:
+    def span_offset(self, line: int, column: int, *, exact: bool = False) -> int:
+        """The offset of a span position. A finding's column past the end of its line (one that
+        covers the line break) is kept on its line; with `exact`, as an edit needs, it may
+        reach the start of the next line."""
         starts = self._newline_starts
         if line < 1:
             return 0
         if line > len(starts):
             return len(self.text)
         start = starts[line - 1] + (self._bom if line == 1 else 0)
-        limit = starts[line] - 1 if line < len(starts) else len(self.text)
+        limit = starts[line] - (0 if exact else 1) if line < len(starts) else len(self.text)
         return min(start + max(column, 1) - 1, max(limit, start))
 
     def span_range(self, span: Span | None) -> tuple[Position, Position]:
