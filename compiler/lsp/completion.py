@@ -104,11 +104,8 @@ def _key_items(cursor: Cursor, named: "Analysis | None", document: "Document", i
         if name in present:
             continue
         doc = key_doc(path + (name,))
-        items.append(
-            item(name, types.CompletionItemKind.Module if _is_table(node) else types.CompletionItemKind.Field,
-                 format_key(name), doc.markdown().splitlines()[0].split(" — ")[-1] if doc else None,
-                 doc.markdown() if doc else None)
-        )
+        kind = types.CompletionItemKind.Module if _is_table(node) else types.CompletionItemKind.Field
+        items.append(item(name, kind, format_key(name), doc.kind if doc else None, doc.markdown() if doc else None))
     kind = _named_key_kind(path, header=cursor.where == "header")
     if kind is not None:
         for name in _names(kind, named, document):

@@ -10,7 +10,7 @@ memory stays flat however long a session lasts.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -48,7 +48,6 @@ class Analysis:
     settings: "Settings | None" = None
     #: The families that ran: validate's, or check's on save.
     checked: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def lines(self) -> TextLines:

@@ -88,9 +88,14 @@ class KeyDoc:
     def name(self) -> str:
         return str(self.path[-1]) if self.path else "(top level)"
 
+    @property
+    def kind(self) -> str:
+        """What the key takes, in words: 'an integer', 'a table'."""
+        return expected_type(self.node)
+
     def markdown(self) -> str:
         node = self.node
-        kind = expected_type(node)
+        kind = self.kind
         limits = []
         if "minimum" in node:
             limits.append(f"≥ {node['minimum']}")

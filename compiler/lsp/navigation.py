@@ -81,9 +81,7 @@ def highlights(ls: "BlueprintServer", document: "Document", analysis: "Analysis"
 def symbols(ls: "BlueprintServer", document: "Document", analysis: "Analysis", params: Any) -> Any:
     """Stages (with their edges and own regions), the global regions and `[agent]`."""
     if not analysis.parsed:
-        analysis = document.last_parsed if document.last_parsed is not None else analysis
-        if not analysis.parsed or analysis.text != document.text:
-            return None  # positions of an older text would point at the wrong lines
+        return None  # an older version's positions would point at the wrong lines
     blueprint = analysis.result.blueprint
     assert blueprint is not None
     extents = _extents(analysis)

@@ -131,7 +131,7 @@ def build_server() -> BlueprintServer:
                 return handler(ls, found[0], found[1], params)
 
             respond.__name__ = handler.__name__
-            server.feature(method, options)(respond) if options is not None else server.feature(method)(respond)
+            server.feature(method, options)(respond)
 
         return register
 
@@ -170,13 +170,11 @@ def build_server() -> BlueprintServer:
         document.apply(list(params.content_changes), params.text_document.version, ls.encoding())
         ls.publisher.schedule(document)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: BlueprintServer, params: types.DidSaveTextDocumentParams) -> None:
         document = ls.documents.get(params.text_document.uri)
         if document is None:
             return
-        if params.text is not None and params.text != document.text:
-            document.text, document.version = params.text, document.version + 1
         if ls.client_settings.check_on_save:
             ls.publisher.schedule(document, check=True, delay=0)
 
