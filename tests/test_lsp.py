@@ -543,3 +543,31 @@ async def test_every_validate_fix_is_a_quick_fix_from_the_same_code(client: Clie
         assert action.is_preferred and action.diagnostics[0].code == finding.code
         assert apply(text, action.edit.changes[uri]) == apply_edits(text, fix.edits)
     assert not any(a.title == "Ignore unused-suppression on this line" for a in actions)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "code"),
+    [
+        ('require_region_updated = "notes"', 'require_region_updated = "ntoes"', "unknown-region"),
+        ('mode = "output"', 'mode = "outptu"', "invalid-value"),
+        ('"read_file", "write_file"', '"read_file", "wirte_file"', "unknown-tool"),
+        ("max_iterations = 5", "max_iteration = 5", "rejected-key"),
+        ('name = "fixer"', "name = \"fixer\"\nentry_stage = 'plna'", "unknown-entry-stage"),
+    ],
+)
+async def test_did_you_mean_replaces_exactly_the_misspelt_token(
+    client: Client, tmp_path: Path, wrong: str, right: str, code: str
+) -> None:
+    good = BROKEN.replace("reveiw", "review")
+    text = good.replace(wrong, right)
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    finding = next(d for d in (await published(client, uri, 1)).diagnostics if d.code == code)
+    actions = await actions_at(client, uri, finding.range.start)
+    replace = next(a for a in actions if a.title.startswith("Replace") and a.diagnostics[0].code == code)
+    fixed = apply(text, replace.edit.changes[uri])
+    assert code not in [c for c, *_ in expected(path, fixed)]
+    if code != "unknown-entry-stage":
+        assert fixed == good
+    else:
+        assert "entry_stage = 'plan'" in fixed  # the quotes it was written with
