@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .ir.model import DEFAULT_MAX_ITERATIONS
+from .reading import read_limited
 
 #: The file and table the CLI reads configuration from.
 CONFIG_FILE = "pyproject.toml"
 CONFIG_TABLE = "tool.blueprint"
+#: A pyproject.toml larger than this is not read (a real one is a few kilobytes).
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
 
@@ -134,8 +137,10 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
 
     where = display or str(pyproject)
     try:
-        with open(pyproject, "rb") as handle:
-            document = tomllib.load(handle)
+        data = read_limited(pyproject, MAX_CONFIG_BYTES)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
+        document = tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -31,10 +31,9 @@ from .common import (
     rule_options,
     rule_overrides,
     settings_per_file,
-    terminal_text,
     use_color,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
@@ -106,7 +105,7 @@ def command(
         try:
             data = read_blueprint(path)
         except OSError as exc:
-            click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
+            echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
             unreadable = True
             continue
         item = check_bytes(path, data, settings[path], max_states=max_states)
@@ -117,11 +116,11 @@ def command(
     options = ReportOptions(color=spec.human and use_color(color))
     results = [item.result for item in checked]
     if output_format == "json":
-        click.echo(json_report(checked), nl=False)
+        emit(json_report(checked))
     elif output_format == "text":
-        click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
+        emit(text_report(checked, options), color=options.color)
     else:
-        click.echo(get_reporter(output_format)(results, options), nl=False)
+        emit(get_reporter(output_format)(results, options))
     if emit_dir is not None:
         emit_scenarios(checked, emit_dir, settings)
     if unreadable:
@@ -131,27 +130,26 @@ def command(
 
 def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
     """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
-    from ..fix.files import write_atomically
     from ..scenarios.emit import emit, emitted_file
+    from .outdir import OutputDirectory
 
-    for item in checked:
-        analysis, ir = item.analysis, item.result.blueprint
-        if analysis is None or ir is None:
-            continue
-        shown = {(d.code, d.path) for d in item.result.diagnostics}
-        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
-        target = emitted_file(directory, item.result.path)
-        try:
-            os.makedirs(directory, exist_ok=True)
-            existing = read_blueprint(target) if os.path.exists(target) else None
+    with OutputDirectory(directory) as out:  # nothing written outside DIR, nor through a link
+        for item in checked:
+            analysis, ir = item.analysis, item.result.blueprint
+            if analysis is None or ir is None:
+                continue
+            shown = {(d.code, d.path) for d in item.result.diagnostics}
+            findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+            target = emitted_file(directory, item.result.path)
+            try:
+                existing = read_blueprint(target) if os.path.exists(target) else None
+            except OSError as exc:
+                raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
             cap = settings[item.result.path].default_max_iterations
             text, added = emit(ir, findings, item.result.path, target, existing, cap)
             if added:
-                write_atomically(target, text.encode("utf-8"))
-        except OSError as exc:
-            raise CliError(f"cannot write scenarios to '{target}': {exc.strerror or exc}") from exc
-        if added:
-            click.echo(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}", err=True)
+                out.write(os.path.basename(target), text)
+                echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
@@ -196,6 +194,7 @@ def text_report(checked: list[Checked], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
     from ..analysis.report import ceilings_text
     from ..diagnostics import Counts
+    from ..display import visible
     from ..render.text import render_diagnostic, render_summary
 
     blocks: list[str] = []
@@ -208,7 +207,7 @@ def text_report(checked: list[Checked], options: ReportOptions) -> str:
         if item.analysis is not None:
             blocks.append(ceilings_text(item.result.path, item.analysis))
         else:
-            blocks.append(f"{item.result.path}: not analysed: it has errors")
+            blocks.append(f"{visible(item.result.path)}: not analysed: it has errors")
     blocks.append(render_summary(total, len(checked), color=options.color))
     return "\n\n".join(blocks) + "\n"
 

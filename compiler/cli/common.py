@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
@@ -13,7 +12,7 @@ import click
 
 from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
 from ..parse.source import read_blueprint
-from .errors import CliError
+from .errors import CliError, echo_problem
 
 if TYPE_CHECKING:
     from ..discover import Discovery
@@ -60,24 +59,17 @@ def is_terminal(stream: IO) -> bool:
         return False
 
 
-#: A colour (SGR) sequence, which the reporters paint with, or any other control character.
-_SGR_OR_CONTROL = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def terminal_text(text: str) -> str:
-    """A human report made safe for a terminal: colour sequences stay, every other control
-    character (from a blueprint's names or an event stream) is shown, not obeyed."""
-    from ..render.text import visible
-
-    return _SGR_OR_CONTROL.sub(lambda m: m.group() if len(m.group()) > 1 else visible(m.group()), text)
-
-
-def read_stdin(limit: int = -1) -> bytes:
-    """Standard input as bytes (at most `limit`); a closed one is an `OSError`, as an unreadable
-    file is, not an `AttributeError` on `sys.stdin`."""
+def stdin_buffer() -> IO[bytes]:
+    """Standard input as a binary stream; a closed one is an `OSError`, as an unreadable file
+    is, not an `AttributeError` on `sys.stdin`."""
     if sys.stdin is None:  # started with standard input closed
         raise OSError(errno.EBADF, "standard input is closed")
-    return sys.stdin.buffer.read(limit)
+    return sys.stdin.buffer
+
+
+def read_stdin(limit: int) -> bytes:
+    """Standard input as bytes, at most `limit` of them (see `stdin_buffer`)."""
+    return stdin_buffer().read(limit)
 
 
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
@@ -154,7 +146,7 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
         raise CliError(f"path '{found.missing[0]}' does not exist")
     if warn_skipped:
         for problem in found.skipped:
-            click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+            echo_problem(f"warning: cannot read directory {problem}; skipped")
     if not found.files:
         where = ", ".join(f"'{p}'" for p in paths)
         raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")

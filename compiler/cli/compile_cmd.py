@@ -17,7 +17,7 @@ import sys
 import click
 
 from .common import color_option, read_with_settings, use_color
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, OutputError
 
 
 @click.command("compile")
@@ -74,10 +74,13 @@ def command(path: str, output: str | None, quiet: bool, digest: bool, color: str
 
 def _write_stdout(data: bytes) -> None:
     """The exact bytes, whatever the terminal's encoding or newline convention."""
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream (an embedding application's)
-        sys.stdout.write(data.decode("utf-8"))
-    else:
-        buffer.write(data)
-        buffer.flush()
+    try:
+        sys.stdout.flush()
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a text-only stream (an embedding application's)
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            buffer.write(data)
+            buffer.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc

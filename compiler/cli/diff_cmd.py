@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ..config import Overrides
-from .common import color_option, default_max_iterations_option, terminal_text, use_color
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .common import color_option, default_max_iterations_option, use_color
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..config import ConfigFinder, Settings
@@ -60,7 +60,7 @@ def command(
     if explain:
         from ..diff.rules import explain_text
 
-        click.echo(explain_text(), nl=False)
+        emit(explain_text())
         sys.exit(EXIT_OK)
     options = {"runs": not no_runs, "max_states": max_states}
     overrides = Overrides(default_max_iterations=default_max_iterations)
@@ -75,12 +75,12 @@ def command(
     from ..diff.render import render_json, render_markdown, render_text
 
     if output_format == "json":
-        click.echo(render_json(outcomes), nl=False)
+        emit(render_json(outcomes))
     elif output_format == "markdown":
-        click.echo(render_markdown(outcomes), nl=False)
+        emit(render_markdown(outcomes))
     else:
         paint = use_color(color)
-        click.echo(terminal_text(render_text(outcomes, color=paint)), nl=False, color=paint)
+        emit(render_text(outcomes, color=paint), color=paint)
     if unreadable:
         sys.exit(EXIT_ERROR)
     refused = any(isinstance(o, Refused) for o in outcomes)
@@ -160,7 +160,7 @@ def _pairs_at_revision(
             shown = dict(zip(paths, given)).get(path, path)
             raise CliError(f"path '{shown}' exists neither in the working tree nor at {rev}")
     for problem in now.skipped:
-        click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+        echo_problem(f"warning: cannot read directory {problem}; skipped")
     current, earlier = set(now.files), set(then)
     ordered = [*now.files, *sorted(earlier - current)]
     if not ordered:
@@ -177,7 +177,7 @@ def _pairs_at_revision(
             try:
                 new = _read(read_blueprint(path), settings, "new", old_side, new_side)
             except OSError as exc:
-                click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
+                echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
                 unreadable = True
                 continue
         if path in earlier:

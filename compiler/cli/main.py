@@ -21,6 +21,7 @@ import sys
 import click
 
 from .. import __version__
+from ..display import visible
 from .errors import CliError
 
 #: name → ("module:attribute", one-line help). The help is shown by `blueprint --help`
@@ -70,10 +71,18 @@ class LazyGroup(click.Group):
             raise click.UsageError(f"no such command '{name}'.{hint}", ctx)
         return super().resolve_command(ctx, args)
 
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:
+            raise _visible_message(exc) from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as exc:  # a usage error quotes arguments: show them safely
+            raise _visible_message(exc)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
             # click would exit with 1, which reads as "findings"; 130 is the shell's convention.
@@ -85,6 +94,12 @@ class LazyGroup(click.Group):
             raise CliError(
                 f"internal error: {type(exc).__name__}: {exc} (set BLUEPRINT_DEBUG=1 for the traceback)"
             ) from exc
+
+
+def _visible_message(exc: click.ClickException) -> click.ClickException:
+    """`exc` with the arguments it quotes made visible (a file name holding a newline)."""
+    exc.message = visible(exc.message)  # type: ignore[misc]
+    return exc
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -113,3 +128,17 @@ def main(argv: list[str] | None = None) -> None:
         # The process is about to end and free everything anyway: hiding the objects from the
         # collector skips the full collection the interpreter runs at exit (5 % of a run).
         gc.freeze()
+        _let_stdout_go()
+
+
+def _let_stdout_go() -> None:
+    """After a failed write to stdout (reported as an `OutputError`), the interpreter would
+    try to flush it again at exit and print a second, raw complaint: point it at nothing."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass

@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from ..config import Overrides
-from .common import default_max_iterations_option, format_option, read_stdin, read_with_settings, terminal_text
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .common import default_max_iterations_option, format_option, read_with_settings, stdin_buffer
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 
 @click.command("run")
@@ -49,30 +49,28 @@ def command(
     """Drive the stage-runner over a recorded event stream and print the timeline."""
     from ..pipeline import validate_bytes
     from ..render.text import render_report
-    from ..runtime.ndjson import read_events
+    from ..runtime.streamfile import read_event_file
     from ..runtime.timeline import render_json, render_text, replay
 
     data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
     result = validate_bytes(str(path), data, settings)
     if not result.ok or result.blueprint is None:
         click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
-        click.echo(f"refusing to run '{path}': it has errors", err=True)
+        echo_problem(f"refusing to run '{path}': it has errors")
         ctx.exit(EXIT_FINDINGS)
 
     stdin = str(events_path) == "-"
     try:
-        data = read_stdin() if stdin else events_path.read_bytes()
+        # Bounded: a regular file or a pipe, long lines skipped and counted, a size limit.
+        events, skipped = read_event_file(stdin_buffer() if stdin else events_path)
     except OSError as exc:
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
-    # Undecodable bytes make unreadable lines (counted in the timeline), from a file or a pipe.
-    text = data.decode("utf-8", errors="replace")
 
     ir = result.blueprint
-    events, skipped = read_events(text.splitlines())
     trace = replay(
         ir, events, skipped=skipped, unattended=unattended, default_max_iterations=settings.default_max_iterations
     )
-    click.echo(render_json(ir, trace) if output_format == "json" else terminal_text(render_text(ir, trace)), nl=False)
+    emit(render_json(ir, trace) if output_format == "json" else render_text(ir, trace))
     if scenario_path is not None:
         save_scenario(
             scenario_path,
@@ -95,7 +93,7 @@ def save_scenario(
     `blueprint test` plays it the same way."""
     import os
 
-    from ..fix.files import write_atomically
+    from ..fix.writes import write_atomically
     from ..scenarios.loader import default_blueprint, load_scenarios
     from ..scenarios.record import observed, record, run_options, scenario_toml, toml_value
 
@@ -133,4 +131,4 @@ def save_scenario(
         write_atomically(str(target), text.encode("utf-8"))
     except OSError as exc:
         raise CliError(f"cannot write '{target}': {exc.strerror or exc}") from exc
-    click.echo(f"saved scenario '{name}' to {target}", err=True)
+    echo_problem(f"saved scenario '{name}' to {target}")

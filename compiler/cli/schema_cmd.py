@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .errors import CliError
+from .errors import CliError, emit
 
 SCHEMAS = ("blueprint", "ir", "report", "scenario")
 
@@ -19,4 +19,4 @@ def command(name: str) -> None:
         text = schema_path(name).read_text(encoding="utf-8")
     except (ValueError, OSError) as exc:
         raise CliError(f"cannot print the '{name}' schema: {exc}") from exc
-    click.echo(text, nl=not text.endswith("\n"))
+    emit(text if text.endswith("\n") else text + "\n")

@@ -17,8 +17,8 @@ import click
 
 from ..config import ConfigError, ConfigFinder, Settings, settings_for
 from ..discover import discover, is_blueprint_name
-from .common import color_option, terminal_text, use_color
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .common import color_option, use_color
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
@@ -44,7 +44,7 @@ def command(
     paths: tuple[str, ...], output_format: str, pattern: str | None, update: bool, coverage: bool, verbose: bool, color: str
 ) -> None:
     """Play scenario files on the stage-runner and check each run's expectations."""
-    from ..fix.files import write_atomically
+    from ..fix.writes import write_atomically
     from ..parse.source import read_blueprint
     from ..scenarios.runner import run_file
     from ..scenarios.update import update_text
@@ -57,7 +57,7 @@ def command(
         try:
             data = read_blueprint(path)
         except OSError as exc:
-            click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
+            echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
             unreadable = True
             continue
         outcome = run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
@@ -67,7 +67,7 @@ def command(
                 write_atomically(path, text.encode("utf-8"))
             except OSError as exc:
                 raise CliError(f"cannot write '{path}': {exc.strerror or exc}") from exc
-            click.echo(f"updated {changed} expectation{'s' if changed != 1 else ''} in {path}", err=True)
+            echo_problem(f"updated {changed} expectation{'s' if changed != 1 else ''} in {path}")
             outcome = run_file(path, text.encode("utf-8"), pattern=pattern, loader=loader, settings_of=loader.settings)
         outcomes.append(outcome)
     if pattern and not any(o.results or o.problems for o in outcomes):
@@ -77,11 +77,11 @@ def command(
     if output_format == "json":
         from ..scenarios.report import render_json
 
-        click.echo(render_json(outcomes, [c.to_dict() for c in reports] if reports is not None else None), nl=False)
+        emit(render_json(outcomes, [c.to_dict() for c in reports] if reports is not None else None))
     elif output_format == "junit":
         from ..scenarios.junit import render_junit
 
-        click.echo(render_junit(outcomes), nl=False)
+        emit(render_junit(outcomes))
         if reports is not None:
             from ..scenarios.coverage import render_coverage
 
@@ -94,7 +94,7 @@ def command(
         text = render_text(outcomes, color=paint, verbose=verbose)
         if reports is not None:
             text += "\n" + render_coverage(reports)
-        click.echo(terminal_text(text), nl=False, color=paint)
+        emit(text, color=paint)
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_OK if all(o.ok for o in outcomes) else EXIT_FINDINGS)
@@ -110,7 +110,7 @@ def scenario_files(paths: tuple[str, ...]) -> tuple[str, ...]:
         if os.path.isdir(given):
             found = discover([given], match=is_scenario_name)
             for problem in found.skipped:
-                click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+                echo_problem(f"warning: cannot read directory {problem}; skipped")
             files.extend(found.files)
         elif not os.path.lexists(given):
             raise CliError(f"path '{given}' does not exist")

@@ -32,7 +32,7 @@ from .common import (
     settings_per_file,
     use_color,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
@@ -120,7 +120,7 @@ def command(
         statistics=statistics,
         quiet=quiet,
     )
-    click.echo(get_reporter(output_format)(run.results, options), nl=False, color=options.color)
+    emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
@@ -148,15 +148,15 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, di
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
     run = fix_files(files, settings.__getitem__, write=fix)
     for message in run.problems + (run.unreadable if diff else []):
-        click.echo(f"error: {message}", err=True)
+        echo_problem(f"error: {message}")
     changed = run.changed
     if diff:
-        click.echo("".join(unified_diff(outcome) for outcome in changed), nl=False)
-        click.echo(f"{run.fixed_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+        emit("".join(unified_diff(outcome) for outcome in changed))
+        click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
         sys.exit(EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK)
-    if changed:
-        click.echo(f"fixed {run.fixed_count} finding(s) in {len(changed)} file(s)", err=True)
-    return any(message.startswith("cannot write") for message in run.problems)
+    if run.written:  # only what is on disk: a file that could not be written fixed nothing
+        click.echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+    return run.unwritten > 0
 
 
 def _check(
@@ -212,4 +212,6 @@ def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
 
 def _problem(message: str, progress: bool) -> None:
     """One line on stderr, on a line of its own even while progress is shown."""
-    click.echo((_CLEAR_LINE if progress else "") + message, err=True)
+    if progress:
+        click.echo(_CLEAR_LINE, nl=False, err=True)
+    echo_problem(message)

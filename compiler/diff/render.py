@@ -13,7 +13,7 @@ import json
 import re
 from typing import Sequence, Union
 
-from ..render.text import visible
+from ..display import visible
 from .model import CLASSES, Change, Diff, Refused, RunDelta
 from .rules import RULES
 
@@ -96,7 +96,8 @@ def _unchanged_ceilings(runs: RunDelta) -> str | None:
 def render_text(outcomes: Sequence[Outcome], *, color: bool = False) -> str:
     """One block per pair of versions, then a summary line."""
 
-    def paint(style: str, text: str) -> str:
+    def paint(style: str, text: str) -> str:  # made visible before it is coloured
+        text = visible(text)
         return f"{_STYLES[style]}{text}{_RESET}" if color and text else text
 
     blocks = [_text_block(outcome, paint, color) for outcome in outcomes]
@@ -140,11 +141,11 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
         elif group:
             lines.append("")
         for change in group:
-            lines.append(f"  {paint(change.change_class, change.change_class.ljust(width))}  {change.message}  "
+            lines.append(f"  {paint(change.change_class, change.change_class.ljust(width))}  {visible(change.message)}  "
                          f"{paint('dim', '[' + change.kind + ']')}")
             pad = " " * (width + 4)
             if change.detail:
-                lines.append(pad + change.detail)
+                lines.append(pad + visible(change.detail))
             where = _where(change)
             if where:
                 lines.append(pad + paint("dim", where))
@@ -154,8 +155,8 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
 
 
 def _text_runs(runs: RunDelta) -> list[str]:
-    lines = [f"  note: {note}" for note in runs.notes]
-    rows = _ceiling_rows(runs)
+    lines = [f"  note: {visible(note)}" for note in runs.notes]
+    rows = [(visible(stage), visits, inferences) for stage, visits, inferences in _ceiling_rows(runs)]
     if rows:
         header = ("stage", "visits", "inferences")
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]

@@ -20,9 +20,10 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from ..display import json_visible
+from ..reading import read_limited
 from .codec import NON_FINITE, Invalid, codec_for, json_type
 from .model import Blueprint
 
@@ -36,6 +37,8 @@ IR_VERSION = 1
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 _SHA256_HEX = frozenset("0123456789abcdef")
+#: IR files larger than this are not read (the IR of a 10,000-stage blueprint is about 21 MB).
+MAX_IR_BYTES = 256 * 1024 * 1024
 
 
 class IRError(ValueError):
@@ -84,8 +87,9 @@ def encode(value: Any, hint: Any = Blueprint) -> Any:
 
 
 def dumps(ir: dict[str, Any]) -> str:
-    """The canonical text of an IR document: same document, same bytes."""
-    return json.dumps(ir, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The canonical text of an IR document: same document, same bytes. Text is UTF-8, with
+    control, separator and bidi characters escaped (`\\u0085`) like the C0 controls."""
+    return json_visible(json.dumps(ir, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -187,7 +191,9 @@ def _parse(source: Any) -> Any:
     if isinstance(source, str) and not source.strip():  # no path, and no document either
         raise IRError("not an IR document: the text is empty")
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{")):
-        source = Path(source).read_bytes()
+        source = read_limited(source, MAX_IR_BYTES)
+        if len(source) > MAX_IR_BYTES:
+            raise IRError(f"not read: the file is larger than {MAX_IR_BYTES:,} bytes")
     if isinstance(source, (bytes, bytearray)):
         try:
             source = bytes(source).decode("utf-8-sig")

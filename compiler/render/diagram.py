@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Literal
 
+from ..display import visible
+
 if TYPE_CHECKING:
     from ..graph import GraphEdge, StageGraph
     from ..ir.model import Edge, Gate, Stage, StuckThresholds
@@ -209,11 +211,6 @@ def shorten(text: str, width: int) -> str:
     """One line of at most `width` characters (whitespace runs collapsed, '…' when cut)."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
-
-
-def visible(text: str) -> str:
-    """`text` with control and format characters (newlines, bidi overrides) spelled as `\\uXXXX`."""
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 # --- Mermaid ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
+from ..display import visible_lines
 from ..runtime.actions import TakeEdge
 
 if TYPE_CHECKING:
@@ -95,4 +96,4 @@ def render_coverage(reports: Iterable[Coverage]) -> str:
         )
         lines.extend(f"  stage never entered: {name}" for name in report.missed_stages)
         lines.extend(f"  edge never taken: {s} → {t} ({c.replace('_', '-')})" for s, t, c in report.missed_branches)
-    return "\n".join(lines) + ("\n" if lines else "")
+    return visible_lines(lines) + ("\n" if lines else "")

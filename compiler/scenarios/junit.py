@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
+from ..display import xml_visible
 from ..render.text import render_diagnostic
 from .report import failure_text
 from .runner import FileOutcome
@@ -64,4 +65,4 @@ def render_junit(outcomes: Sequence[FileOutcome]) -> str:
         root.set(key, str(total[key]))
     root.set("time", _seconds(float(total["time"])))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_visible(ET.tostring(root, encoding="unicode")) + "\n"

@@ -11,7 +11,8 @@ import json
 from typing import Any, Sequence
 
 from ..diagnostics import Diagnostic
-from ..render.text import render_diagnostic, visible
+from ..display import visible
+from ..render.text import render_diagnostic
 from ..runtime.actions import Complete, Fail, TakeEdge
 from .expectations import Failure
 from .player import Played, VisitRun
@@ -87,7 +88,7 @@ def timeline(result: ScenarioResult) -> list[str]:
         r = _short(right[i], RIGHT_WIDTH) if i < len(right) else "(no more visits)"
         same = i < len(left) and i < len(right) and left[i].split(":")[0] == played.visits[i].stage
         lines.append(f"   {i + 1:>2} {l:<{width}} {' ' if same else '≠'} │ {r}")
-    return lines
+    return [visible(line) for line in lines]  # names and reasons from the blueprint and the events
 
 
 def failure_text(outcome: FileOutcome, result: ScenarioResult, *, color: bool = False) -> str:

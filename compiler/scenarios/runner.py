@@ -167,7 +167,7 @@ def _read_events(path: str):
         text = read_blueprint(path).decode("utf-8", errors="replace")
     except OSError as exc:
         return f"cannot read the events '{path}': {exc.strerror or exc}"
-    events, _ = read_events(text.splitlines())
+    events, _ = read_events(text)  # split at "\n" only: U+2028 may sit inside a JSON string
     return events
 
 
