@@ -57,6 +57,14 @@ class BlueprintProtocol(LanguageServerProtocol):
         if message is not _ANSWERED:
             super().handle_message(message)
 
+    def _check_handler_result(self, future: Any) -> None:
+        super()._check_handler_result(future)
+        # pygls files the future of each notification it runs through a generator or a
+        # coroutine (didOpen, didChange, didClose …) under a made-up id, and nothing ever takes
+        # it out again: a future per keystroke, for as long as the session lasts.
+        for key in [key for key, pending in self._request_futures.items() if pending is future]:
+            del self._request_futures[key]
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
