@@ -132,8 +132,11 @@ def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
             edit()
         latencies = sorted(edit() for _ in range(edits))
         before = server.rss_mb()
-        for _ in range(memory_edits):
+        samples = [before]
+        for done in range(1, memory_edits + 1):
             edit()
+            if done % max(1, memory_edits // 4) == 0:
+                samples.append(server.rss_mb())
         after = server.rss_mb()
     finally:
         if server.process.poll() is None:
@@ -157,7 +160,8 @@ def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
             "MB",
             "flat (≤ 5 MB growth)",
             growth <= 5,
-            f"{before:.1f} MB after warm-up, {after:.1f} MB after {memory_edits} more edits",
-            {"rss_before_mb": before, "rss_after_mb": after, "edits": memory_edits},
+            f"{before:.1f} MB after warm-up, {after:.1f} MB after {memory_edits} more edits "
+            f"({' → '.join(f'{mb:.1f}' for mb in samples)} MB at each quarter)",
+            {"rss_before_mb": before, "rss_after_mb": after, "rss_samples_mb": samples, "edits": memory_edits},
         ),
     ]
