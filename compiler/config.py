@@ -38,6 +38,10 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
+    #: need the installation (`compiler.installation`); None leaves those checks off.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
     #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
@@ -70,6 +74,9 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] = ()
     deny_warnings: bool | None = None
+    #: Paths, resolved against the folder of the configuration file.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     default_max_iterations: int | None = None
 
 
@@ -80,6 +87,8 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    leviath_config: str | None = None
+    leviath_models: str | None = None
     default_max_iterations: int | None = None
 
 
@@ -89,6 +98,8 @@ _KEYS: dict[str, tuple[str, str]] = {
     "ignore": ("ignore", "rules"),
     "known-tools": ("known_tools", "strings"),
     "deny-warnings": ("deny_warnings", "bool"),
+    "leviath-config": ("leviath_config", "path"),
+    "leviath-models": ("leviath_models", "path"),
     "default-max-iterations": ("default_max_iterations", "count"),
 }
 
@@ -102,6 +113,8 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             ignore=config.ignore or (),
             known_tools=config.known_tools,
             deny_warnings=bool(config.deny_warnings),
+            leviath_config=config.leviath_config,
+            leviath_models=config.leviath_models,
         )
         if config.default_max_iterations is not None:
             base = replace(base, default_max_iterations=config.default_max_iterations)
@@ -112,6 +125,9 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
         changes["ignore"] = overrides.ignore
     if overrides.deny_warnings is not None:
         changes["deny_warnings"] = overrides.deny_warnings
+    for key in ("leviath_config", "leviath_models"):
+        if getattr(overrides, key) is not None:
+            changes[key] = getattr(overrides, key)
     if overrides.default_max_iterations is not None:
         changes["default_max_iterations"] = overrides.default_max_iterations
     return replace(base, **changes)
@@ -163,6 +179,11 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
             if not isinstance(value, bool):
                 raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
             values[attribute] = value
+            continue
+        if kind == "path":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
+            values[attribute] = str(pyproject.parent / os.path.expanduser(value))
             continue
         if kind == "count":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -85,7 +85,6 @@ def rich_blueprint() -> m.Blueprint:
         require_region_updated="notes",
         require_regions=("notes", "files"),
         require_no_open_items="todo",
-        require_region_entries=m.RegionEntries(region="files", at_least=4),
     )
     plan = m.Stage(
         name="plan",
@@ -281,7 +280,7 @@ def test_text_is_canonical_and_idempotent():
     again = dumps(to_ir(load_ir(text), path="x.leviath", sha256=HASH))
     assert text == again
     assert text.endswith("}\n") and not text.endswith("\n\n")
-    assert '\n  "ir_version": 1,\n' in text  # 2-space indent
+    assert f'\n  "ir_version": {IR_VERSION},\n' in text  # 2-space indent
     assert "b/ü.md" in text and "—" in text  # UTF-8, not \u escapes
 
 

@@ -215,7 +215,6 @@ def gated(gate: str, condition: str = "always") -> str:
         ("require_regions = []", ["gate-checks-nothing"]),
         ('require_regions = ["conversation"]', []),
         ('require_region_updated = "conversation"', []),
-        ('require_region_entries = { region = "conversation", at_least = 2 }', []),
         ("require_modification = true", []),  # a typo is rejected-key, not a second finding
     ],
 )

@@ -62,11 +62,13 @@ def test_rules_are_registered_with_the_reference_slug_and_severity(code):
 
 @pytest.mark.parametrize("code", GRAPH_CODES)
 def test_documented_examples_show_the_rule(code):
-    """The example fires the rule; the fixed example is clean under every rule."""
+    """The example fires the rule; the fixed example is clean under every rule but the note every
+    branching stage carries (Leviath's routing fallback is in hash-map order whatever the file says)."""
     rule = REGISTRY.get(code)
     assert code in [d.code for d in run(rule.example).diagnostics]
     assert rule.example_fixed is not None
-    assert [(d.code, d.message) for d in run(rule.example_fixed).diagnostics] == []
+    fixed = run(rule.example_fixed).diagnostics
+    assert [(d.code, d.message) for d in fixed if d.code != "unordered-routing-fallback"] == []
 
 
 # --- unreachable-stage / output-unreachable -----------------------------------------------
@@ -356,8 +358,9 @@ def test_done_after_the_output_stage_or_off_its_path_is_fine():
 
 
 def test_done_is_only_offered_by_a_routing_stage():
-    check("[stages.work]\nallow_complete = true" + OUTPUT)  # no transitions table: falls through
-    check('[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT)
+    # No transitions table (falls through), or no normal edge: allow_complete is ignored-key there.
+    check("[stages.work]\nallow_complete = true" + OUTPUT, "ignored-key")
+    check('[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT, "ignored-key")
     check("[stages.work]\nallow_complete = true\n[stages.work.transitions.done]\n[stages.done.transitions]")
 
 
@@ -635,7 +638,7 @@ def test_a_second_edge_of_the_same_condition_is_shadowed():
     (d,) = findings(two_edges(), "shadowed-edge")
     assert d.key_path == "stages.work.transitions.second"
     (d,) = findings(two_edges("stuck", "stuck", thresholds="stuck_after_minutes = 5"), "shadowed-edge")
-    assert d.message.endswith("its thresholds are never evaluated")
+    assert d.message.endswith("its thresholds are never evaluated; Leviath's order is not this one (ambiguous-edge-order)")
 
 
 def test_edges_that_are_not_shadowed():

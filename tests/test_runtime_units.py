@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from compiler.ir.model import Blueprint, Edge, Gate, NudgeConfig, RegionEntries, Stage, StuckThresholds
+from compiler.ir.model import Blueprint, Edge, Gate, NudgeConfig, Stage, StuckThresholds
 from compiler.runtime import (
     InferenceFinished,
     RegionChanged,
@@ -82,7 +82,6 @@ ALL_CHECKS = Gate(
     require_region_updated="plan",
     require_no_open_items="todos",
     require_regions=("risks",),
-    require_region_entries=RegionEntries(region="views", at_least=2),
 )
 
 
@@ -90,7 +89,6 @@ def test_gate_checks_run_in_order_and_the_first_failure_decides():
     full = {
         "plan": RegionSnapshot("v1", 1),
         "todos": RegionSnapshot("t", 1, (("1", "x"),)),
-        "views": RegionSnapshot("w", 1),
     }
     visit = Visit(entry_digests={"plan": "v1"})
     ir, stage, state = _gate_world(ALL_CHECKS, regions=full, visit=visit)
@@ -102,7 +100,6 @@ def test_gate_checks_run_in_order_and_the_first_failure_decides():
             "require_region_updated": {"plan": RegionSnapshot("v2", 1)},
             "require_no_open_items": {"todos": RegionSnapshot("t2", 1)},
             "require_regions": {"risks": RegionSnapshot("r", 1)},
-            "require_region_entries": {"views": RegionSnapshot("w2", 2)},
         }.get(check)
         if fix is None:
             state = replace(state, visit=replace(state.visit, modifications=1))
@@ -112,7 +109,6 @@ def test_gate_checks_run_in_order_and_the_first_failure_decides():
         "require_region_updated",
         "require_no_open_items",
         "require_regions",
-        "require_region_entries",
         "require_modifications",
     ]
 
@@ -129,41 +125,9 @@ def test_the_block_budget_is_shared_and_then_forced():
 
 
 def test_regions_the_window_does_not_hold_never_block():
-    gate = Gate(require_regions=("ghost",), require_no_open_items="nowhere", require_region_updated="nope",
-                require_region_entries=RegionEntries("absent", 5))
+    gate = Gate(require_regions=("ghost",), require_no_open_items="nowhere", require_region_updated="nope")
     ir, stage, state = _gate_world(gate)
     assert decide(ir, stage, state, gate).verdict == PASS
-
-
-def test_require_region_entries_counts_entries():
-    gate = Gate(require_region_entries=RegionEntries(region="views", at_least=2))
-    ir, stage, state = _gate_world(gate, regions={"views": RegionSnapshot("a", 1)})
-    decision = decide(ir, stage, state, gate)
-    assert decision.verdict == BLOCK and "1 entry" in decision.message and "at least 2" in decision.message
-    ir, stage, state = _gate_world(gate, regions={"views": RegionSnapshot("b", 2)})
-    assert decide(ir, stage, state, gate).verdict == PASS
-
-
-def test_require_region_entries_end_to_end():
-    d = Driver(
-        """
-        [context.regions]
-        conversation = { kind = "sliding_window", max_items = 100, max_tokens = 20000 }
-        views = { kind = "sliding_window", max_items = 10 }
-        [stages.survey]
-        available_tools = ["context_append"]
-        [stages.survey.transitions.write]
-        gate = { require_region_entries = { region = "views", at_least = 2 } }
-        [stages.write]
-        transitions = {}
-        """
-    )
-    d.region("views", 1)
-    d.T()
-    assert d.stage == "survey" and "at least 2" in d.injected()[0]
-    d.region("views", 2)
-    d.T()
-    assert d.stage == "write"
 
 
 # --- stuck (§3.2) --------------------------------------------------------------------------------------

@@ -141,9 +141,8 @@ def test_stage_keys_are_exactly_the_38_of_the_format():
 
 def test_edge_and_gate_keys():
     assert set(props("edge")) == EDGE_KEYS
-    assert set(props("gate")) == GATE_KEYS | {"require_region_entries"}
-    assert set(props("regionEntries")) == {"region", "at_least"}
-    assert DEFS["regionEntries"]["required"] == ["region", "at_least"]
+    assert set(props("gate")) == GATE_KEYS
+    assert "regionEntries" not in DEFS
 
 
 def test_enums_match_the_model_constants():
@@ -163,7 +162,6 @@ def test_strict_tables_are_exactly_the_ones_the_reference_refuses_unknown_keys_i
         "#/definitions/routingOverride",
         "#/definitions/edge",
         "#/definitions/gate",
-        "#/definitions/regionEntries",
         "#/definitions/hooks",
     }
 

@@ -359,6 +359,12 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
 def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_normally: bool, default: int) -> str:
     if edge.target not in available:
         return f"'{edge.target}' has always used up its max_revisits whenever '{stage.name}' runs"
+    rivals = stage.edges(edge.condition) if edge.condition != "always" and not edge.is_normal else ()
+    if rivals and rivals[0] is not edge and edge.condition in ("error", "max_iterations", "stuck"):
+        return (
+            f"a {edge.condition} edge declared earlier always takes the {edge.condition} (the order blueprint check "
+            "follows; Leviath's order changes from process to process, see ambiguous-edge-order)"
+        )
     if edge.condition == "max_iterations":
         if not stage.iteration_cap(default):
             return f"'{stage.name}' has no iteration cap to hit"
@@ -366,7 +372,7 @@ def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_norma
     if edge.condition == "stuck":
         return f"its thresholds never trip before '{stage.name}' ends some other way"
     if edge.condition == "error":
-        return "an earlier error edge always takes the error"
+        return "an error never reaches it"
     if not ends_normally:
         return (
             f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always "

@@ -161,8 +161,6 @@ class StageFacts:
     holds_regions: bool
     #: Normal edges whose gate reads a region.
     gated_targets: frozenset[str]
-    #: Entries a gate needs in each region (`require_region_entries`).
-    entries_needed: dict[str, int]
     #: Regions some gate wants free of open items.
     checklists: frozenset[str]
     #: Regions some gate wants revised since the stage began.
@@ -193,11 +191,6 @@ class StageFacts:
             regions.update((name, None) for _, name in gate.regions_named)
         required = required_regions(ir, stage, caller_inputs=False) if can_write_context(stage) else ()
         regions.update((name, None) for name in required)
-        needed: dict[str, int] = {}
-        for gate in gates:
-            wanted = gate.require_region_entries
-            if wanted is not None:
-                needed[wanted.region] = max(needed.get(wanted.region, 1), wanted.at_least)
         cap = stage.iteration_cap(state.default_max_iterations)
         tool_limit = stuck.tool_calls if stuck is not None else None
         return cls(
@@ -207,7 +200,6 @@ class StageFacts:
             regions=tuple(regions),
             holds_regions=bool(required),
             gated_targets=frozenset(e.target for e in stage.normal_edges if e.gate is not None and e.gate.regions_named),
-            entries_needed=needed,
             checklists=frozenset(g.require_no_open_items for g in gates if g.require_no_open_items),
             revised=frozenset(g.require_region_updated for g in gates if g.require_region_updated),
             at_entry={name: state.region(name) for name in regions},
@@ -398,9 +390,8 @@ def _plain_option(point) -> str:
 
 def _filled(name: str, state: "RunState", facts: StageFacts, now: float) -> RegionChanged:
     """Full enough for every gate, with content this visit wrote (so it differs from any baseline)."""
-    entries = max(1, facts.entries_needed.get(name, 1))
     written = f"analysis:{state.stage}:{state.visits.get(state.stage, 0)}:{name}"
-    return RegionChanged(region=name, hash=written, entries=entries, now=now)
+    return RegionChanged(region=name, hash=written, entries=1, now=now)
 
 
 def _unmet(name: str, state: "RunState", facts: StageFacts, now: float) -> RegionChanged:

@@ -28,8 +28,10 @@ define(
     summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
     rationale=(
         "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
-        "the runner takes the stage's first `dead_end` edge, else its first `error` edge, and "
-        "fails the run when neither can be taken. This finding is exact: the analysis explored "
+        "the runner takes the stage's first `dead_end` edge within budget, else its first "
+        "`error` edge (first in declaration order; Leviath's order changes from process to "
+        "process, see `ambiguous-edge-order`), and fails the run when neither can be "
+        "taken. This finding is exact: the analysis explored "
         "every run the blueprint allows (every routing answer, error, iteration cap, stuck "
         "interrupt, gate outcome and DONE) and found one that strands; the trace below the "
         "finding is that run, stage visit by stage visit, and replaying its events through the "
@@ -151,7 +153,10 @@ define(
         "some run. When exhaustive exploration finds none, the edge is dead: its target is "
         "always spent when the stage runs, its condition never arises before the stage ends "
         "another way (a stuck threshold that always trips first pre-empts the iteration cap; "
-        "a cap the stage never reaches), or another edge always wins. `dead_end` edges are not "
+        "a cap the stage never reaches), or another edge always wins (of two edges with one "
+        "condition, the one declared first: the order `blueprint check` follows, while "
+        "Leviath's changes from process to process, see `ambiguous-edge-order`). `dead_end` "
+        "edges are not "
         "reported: they are safety nets, rightly unused where targets never run out. Edges "
         "into a stage no run enters are left to `stage-never-entered`."
     ),

@@ -28,10 +28,12 @@ from .common import (
     blueprint_files,
     color_option,
     default_max_iterations_option,
+    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
@@ -63,6 +65,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@installation_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -90,9 +93,13 @@ def command(
     emit_dir: str | None,
     color: str,
     default_max_iterations: int | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
+    overrides = with_installation(
+        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+    )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)

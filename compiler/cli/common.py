@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 import click
@@ -153,13 +154,40 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
     return found.files
 
 
+def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--leviath-config` and `--leviath-models`: the user's Leviath files, for the checks that
+    need the installation (read with `with_installation`)."""
+    command = click.option(
+        "--leviath-config",
+        metavar="PATH",
+        help="Your Leviath config.toml: runs read-paths-not-granted, read-paths-grant-invalid, no-reachable-provider.",
+    )(command)
+    return click.option(
+        "--leviath-models",
+        metavar="PATH",
+        help="What `lev models list` prints, saved to a file: runs unknown-model, unbounded-percentage-budget.",
+    )(command)
+
+
+def with_installation(overrides: Overrides, leviath_config: str | None, leviath_models: str | None) -> Overrides:
+    return replace(overrides, leviath_config=leviath_config, leviath_models=leviath_models)
+
+
 def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
-    """Each file's settings; configuration problems stop the run before any file is checked."""
+    """Each file's settings; configuration problems (a Leviath file named that cannot be read
+    included) stop the run before any file is checked."""
+    from ..installation import InstallationError, load_config, load_models
+
     finder = ConfigFinder()
     try:
-        return {path: settings_for(finder.for_file(path), overrides) for path in files}
-    except ConfigError as exc:
+        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
+        for each in {s.leviath_config for s in settings.values()} - {None}:
+            load_config(each)
+        for each in {s.leviath_models for s in settings.values()} - {None}:
+            load_models(each)
+    except (ConfigError, InstallationError) as exc:
         raise CliError(str(exc)) from exc
+    return settings
 
 
 def read_with_settings(path: str, overrides: Overrides = Overrides()) -> tuple[bytes, Settings]:

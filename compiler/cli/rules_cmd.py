@@ -85,7 +85,8 @@ def rule_page(rule: RuleInfo) -> str:
     ]
     if rule.example_fixed:
         parts += ["## Use instead", f"```toml\n{rule.example_fixed}\n```"]
-    parts += ["## Fix", _wrap(rule.fix + (" (`blueprint validate --fix` does it)" if rule.fixable else ""))]
+    automatic = rule.fixable and "--fix" not in rule.fix
+    parts += ["## Fix", _wrap(rule.fix + (" (`blueprint validate --fix` does it)" if automatic else ""))]
     if rule.differs:
         parts += ["## Leviath", _wrap(rule.differs)]
     return "\n\n".join(parts) + "\n"

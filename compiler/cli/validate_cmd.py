@@ -25,12 +25,14 @@ from .common import (
     blueprint_files,
     color_option,
     default_max_iterations_option,
+    installation_options,
     is_terminal,
     read_stdin,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
@@ -66,9 +68,17 @@ class Run:
     help="Output format.",
 )
 @rule_options
+@installation_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
-@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help=(
+        "Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved "
+        "where Leviath reads them), then report the rest."
+    ),
+)
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
     "--stdin-filename",
@@ -90,6 +100,8 @@ def command(
     diff: bool = False,
     stdin_filename: str | None = None,
     default_max_iterations: int | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -100,7 +112,9 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    overrides = rule_overrides(select, ignore, deny_warnings, default_max_iterations)
+    overrides = with_installation(
+        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+    )
     read: Callable[[str], bytes] = read_blueprint
     if STDIN in paths or (stdin_filename is not None and not paths):
         files, read = _stdin_input(paths, stdin_filename, fix or diff)

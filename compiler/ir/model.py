@@ -330,14 +330,6 @@ class BlueprintTransform:
 
 
 @dataclass(frozen=True)
-class RegionEntries:
-    """`require_region_entries = { region = "views", at_least = 4 }`."""
-
-    region: str
-    at_least: int
-
-
-@dataclass(frozen=True)
 class Gate:
     """What must hold before a normal edge may be taken (ignored on conditioned edges)."""
 
@@ -350,8 +342,6 @@ class Gate:
     require_region_updated: str | None = None
     require_regions: tuple[str, ...] = ()
     require_no_open_items: str | None = None
-    #: A region that must hold at least so many entries (a key of newer reference versions).
-    require_region_entries: RegionEntries | None = None
 
     @property
     def regions_named(self) -> tuple[tuple[str, str], ...]:
@@ -364,8 +354,6 @@ class Gate:
         if self.require_no_open_items is not None:
             named.append(("require_no_open_items", self.require_no_open_items))
         named.extend(("require_regions", r) for r in self.require_regions)
-        if self.require_region_entries is not None:
-            named.append(("require_region_entries", self.require_region_entries.region))
         return tuple(named)
 
 

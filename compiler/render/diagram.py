@@ -184,9 +184,6 @@ def gate_summary(gate: "Gate") -> str:
         checks.append(f"require_no_open_items {gate.require_no_open_items}")
     if gate.require_regions:
         checks.append("require_regions " + ", ".join(gate.require_regions))
-    if gate.require_region_entries is not None:
-        entries = gate.require_region_entries
-        checks.append(f"require_region_entries {entries.region} ≥ {entries.at_least}")
     text = ", ".join(checks) or "no check"
     if gate.max_attempts != 3:
         text += f" (max {gate.max_attempts} attempt{'' if gate.max_attempts == 1 else 's'})"

@@ -72,10 +72,6 @@ def gate_regions_empty(regions: Iterable[str]) -> str:
     return f"regions {quoted(regions)} are still empty; write them with context_write before moving on"
 
 
-def gate_too_few_entries(region: str, entries: int, at_least: int) -> str:
-    return f"region '{region}' holds {entries} entr{'y' if entries == 1 else 'ies'}; at least {at_least} are needed before moving on"
-
-
 def gate_no_modifications(stage: str) -> str:
     return (
         f"no file modifications recorded in stage '{stage}'; shell edits are not tracked, "

@@ -129,14 +129,20 @@ define(
     "shadowed-edge",
     severity="warning",
     family=FAMILY,
-    summary="A conditioned edge is never taken: an earlier edge with the same condition always wins.",
+    summary=(
+        "In declaration order, a conditioned edge is never taken: an earlier edge with the same "
+        "condition always wins."
+    ),
     rationale=(
-        "For an error, dead end, iteration cap or stuck interrupt the runner takes the first "
-        "edge of that condition whose target is within its revisit budget. When an earlier "
-        "one leads to a stage without `max_revisits`, it is always available, so every later "
-        "edge with the same condition is dead; for `stuck` edges their thresholds are never "
-        "even evaluated. The author's second recovery path, or second stuck watch, does not "
-        "exist."
+        "For an error, dead end, iteration cap or stuck interrupt our stage-runner takes the "
+        "first edge of that condition, in declaration order, whose target is within its "
+        "revisit budget. When an earlier one leads to a stage without `max_revisits`, it is "
+        "always available, so every later edge with the same condition is dead in "
+        "`blueprint run` and `blueprint check`; for `stuck` edges their thresholds are never "
+        "even evaluated. Leviath has no such order: it picks among the edges in hash-map "
+        "order, which changes from process to process, so there either edge may be taken "
+        "(`ambiguous-edge-order` reports that). Either way the author's second recovery path, "
+        "or second stuck watch, is not what it seems."
     ),
     example=_blueprint(
         declared("work"),
@@ -259,8 +265,9 @@ def check_shadowed_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
                 tail = ", and its thresholds are never evaluated" if condition == "stuck" else ""
                 yield ctx.report(
                     "shadowed-edge",
-                    f"the {condition} transition from '{stage.name}' to '{edge.target}' is never taken: "
-                    f"the {condition} transition to '{winner.target}' comes first and is always available "
-                    f"('{winner.target}' has no max_revisits){tail}",
+                    f"in declaration order, the {condition} transition from '{stage.name}' to '{edge.target}' "
+                    f"is never taken: the {condition} transition to '{winner.target}' comes first and is always "
+                    f"available ('{winner.target}' has no max_revisits){tail}; Leviath's order is not this one "
+                    "(ambiguous-edge-order)",
                     edge_path(stage.name, edge.target),
                 )

@@ -131,9 +131,11 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
     # treat settings absent from the text as declared, so a fragment stays quiet.
     written = raw_table(ctx, ("stages",))
     for stage in ctx.blueprint.stages:
-        raw = written.get(stage.name)
+        if stage.name not in written:
+            continue
+        raw = written[stage.name]
         if not isinstance(raw, dict):
-            continue  # a stage that is not a table is the schema layer's finding
+            raw = {}  # read as a stage with every key at its default (non-canonical-value says so)
         path = stage_path(stage.name)
         if "mode" not in raw:
             yield ctx.report(
