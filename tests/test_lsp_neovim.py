@@ -31,10 +31,9 @@ BLUEPRINT = textwrap.dedent(
     max_iterations = 10
 
     [stages.plan.transitions.review]
-    hint = "The plan is ready"
 
     [stages.plan.transitions.fix]
-    hint = "Something must be fixed first"
+    condition = "error"
 
     [stages.fix]
     mode = "autonomous"
