@@ -9,7 +9,9 @@ One run measures, on the same inputs:
 3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
 4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
-   round trip.
+   round trip;
+6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
+   the server's memory over many edits (`lsp.py`).
 
 `--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
 docs/performance.md explains every row. Run from the root of a checkout.
@@ -47,10 +49,12 @@ PLAN = {
     "check_repeat": (5, 1),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
+    "lsp_edits": (200, 10),
+    "lsp_memory_edits": (2000, 20),
 }
 
 
-SECTIONS = ("corpus", "process", "scaling", "check", "runner")
+SECTIONS = ("corpus", "process", "scaling", "check", "runner", "lsp")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,6 +124,10 @@ def run_section(section: str, plan: dict) -> list:
         return measure.scaling_rows(plan["scaling_sizes"], plan["scaling_repeat"])
     if section == "check":
         return [measure.check_row(check_inputs(quick=plan["check_repeat"] == 1), plan["check_repeat"])]
+    if section == "lsp":
+        import lsp
+
+        return lsp.lsp_rows(plan["lsp_edits"], plan["lsp_memory_edits"])
     return measure.runner_rows(plan["runner_events"], plan["runner_repeat"])
 
 

@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
     "new": ("compiler.cli.new_cmd:command", "Start an agent from a template: a commented blueprint and its tools/."),
     "diff": ("compiler.cli.diff_cmd:command", "Compare two versions of a blueprint: changes by class, and run deltas."),
+    "lsp": ("compiler.cli.lsp_cmd:command", "Run the language server (LSP over stdio) for editors."),
 }
 
 
