@@ -38,6 +38,15 @@ def run(source: str, *, settings: Settings | None = None, agent: bool = True) ->
     return validate_text(text, "test.leviath", settings or Settings())
 
 
+def rules_of(*modules: str) -> tuple[str, ...]:
+    """The codes of every rule the named modules define (`"lint.graph"` for
+    `compiler.rules.lint.graph`), as the registry has them."""
+    from compiler.rules.registry import REGISTRY
+
+    names = {f"compiler.rules.{m}" for m in modules}
+    return tuple(rule.code for rule in REGISTRY.all() if rule.module in names)
+
+
 def codes(source: str, **kwargs) -> list[str]:
     """Sorted codes of every finding (pyflakes-style: wording changes break no test)."""
     return sorted(d.code for d in run(source, **kwargs).diagnostics)
