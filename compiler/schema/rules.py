@@ -81,7 +81,7 @@ INVALID_VALUE = SCHEMA.define(
     example=_AGENT + declared("work", mode="outupt"),
     example_fixed=_AGENT + declared("work", mode="output"),
     fix="use one of the values listed",
-    leviath="P4, P5, P6, P7, P19, P23, P28, P31, P34, P36, P37, P38, P39, P40, P45",
+    leviath="P4, P5, P6, P7, P19, P23, P28, P31, P34, P36, P37, P38, P39, P40, P45 (P25 in a stage layout)",
     differs="Leviath silently ignores an unknown seed `refresh` or `[[transforms.mappings]] transform`.",
 )
 

@@ -37,7 +37,7 @@ CUSTOM_REGION_MISSING_SCRIPT = STRUCTURE.define(
     example='[context.regions]\nboard = { kind = "custom" }',
     example_fixed='[context.regions]\nboard = { kind = "custom", script = "regions/board.rhai" }',
     fix='add script = "<path>.rhai" to the region, or choose another kind',
-    leviath="P35, V3",
+    leviath="P35, V3 (P25 in a stage layout)",
 )
 
 WORKING_BUDGET_TOO_SMALL = STRUCTURE.define(
