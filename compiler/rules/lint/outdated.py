@@ -42,7 +42,7 @@ def rename_old_key(edits: KeyEdits, finding: Diagnostic) -> None:
     old = edits.derived(_renamable).get(tuple(finding.path))
     if old is None:
         raise Unfixable("not an old spelling that a rename fixes")
-    edits.rename(old.path, old.to[-1])
+    edits.rename(old.path, str(old.to[-1]))
 
 
 def with_current_spellings(document: dict[str, Any], paths: Iterable[KeyPath]) -> dict[str, Any]:
