@@ -99,9 +99,10 @@ def test_documented_example_fires_the_rule(rule: Rule) -> None:
         has_case = any(not p.stem.startswith("ok-") for p in case_folder(rule).glob("*.leviath"))
         assert has_case or rule.code in FIRED_BY_A_TEST, f"{rule.code} is shown firing nowhere"
         return
+    bugs = "".join(f"\n  internal-error: {message}" for code, _, message in found if code == "internal-error")
     assert fired, (
         f"the example of {rule.code} ({rule.doc_path}) does not fire it; it reports {sorted({c for c, _, _ in found})}. "
-        f"Change `example` in {where(rule)} (or, if no snippet can show it, say why in `illustrative_example`)"
+        f"Change `example` in {where(rule)} (or, if no snippet can show it, say why in `illustrative_example`){bugs}"
     )
 
 
