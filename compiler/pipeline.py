@@ -81,9 +81,7 @@ def validate_bytes(
     (after selection and suppression), as `blueprint check` analyses only sound blueprints;
     `FileResult.families` tells which ran."""
     if not isinstance(path, str) or not isinstance(data, (bytes, bytearray)):
-        raise TypeError(
-            f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})"
-        )
+        raise TypeError(f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})")
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a compiler.Settings, not {type(settings).__name__}")
     if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():

@@ -76,7 +76,9 @@ UNUSED_SUPPRESSION = META.define(
         "a real finding tomorrow, and it misleads readers about what is wrong with the file. "
         "Unknown codes and misspelled directives are reported the same way."
     ),
-    example=f'[stages.plan]\nmode = "autonomous"  # blueprint: ignore[stage-missing-mode]\n{MODEL}\nmax_iterations = 20',
+    example=(
+        f'[stages.plan]\nmode = "autonomous"  # blueprint: ignore[stage-missing-mode]\n{MODEL}\nmax_iterations = 20'
+    ),
     example_fixed=declared("plan"),
     fix="remove the directive, or the code that no longer fires",
     fixer=LineFix(drop_unused),
@@ -105,9 +107,7 @@ class _Directive:
         return None
 
 
-def apply_suppressions(
-    ctx: RuleContext, diagnostics: list[Diagnostic], families: tuple[str, ...]
-) -> list[Diagnostic]:
+def apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic], families: tuple[str, ...]) -> list[Diagnostic]:
     """Drop suppressed findings; add `unused-suppression` for directives that did nothing."""
     if not _MAY_HOLD_DIRECTIVE.search(ctx.source.text):  # most files: skip reading every comment
         return diagnostics

@@ -56,7 +56,9 @@ def installation(folder: Path) -> dict[str, str]:
     """The installation files of a case folder, as `Settings` keywords (paths relative to the
     checkout, so run from there)."""
     return {
-        key: (folder / name).relative_to(ROOT).as_posix() for key, name in INSTALLATION.items() if (folder / name).is_file()
+        key: (folder / name).relative_to(ROOT).as_posix()
+        for key, name in INSTALLATION.items()
+        if (folder / name).is_file()
     }
 
 

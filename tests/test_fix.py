@@ -342,20 +342,22 @@ _CASED = st.sampled_from(["allow", "ask", "deny"]).flatmap(
         lambda upper: "".join(c.upper() if u else c for c, u in zip(p, upper, strict=True))
     )
 )
-_SUPPRESS = st.sampled_from(["", "  # blueprint: ignore[stage-missing-model]", "  # blueprint: ignore[unknown-key, all]"])
+_SUPPRESS = st.sampled_from(
+    ["", "  # blueprint: ignore[stage-missing-model]", "  # blueprint: ignore[unknown-key, all]"]
+)
 
 
 @st.composite
 def fixable_blueprints(draw) -> str:
     count = draw(st.integers(1, 3))
-    lines = ['[agent]', 'name = "p"', "", "[tool_permissions]", f'read_file = "{draw(_CASED)}"', ""]
+    lines = ["[agent]", 'name = "p"', "", "[tool_permissions]", f'read_file = "{draw(_CASED)}"', ""]
     lines += ["[context.regions]", 'conversation = { kind = "sliding_window", max_tokens = 9000 }']
     lines += [f'idx = {{ kind = "{draw(st.sampled_from(["hash_map", "hashmap"]))}", max_tokens = 900 }}', ""]
     for i in range(count):
         lines.append(f"[stages.s{i}]" + draw(_SUPPRESS))
         if draw(st.booleans()):
             lines.append('mode = "autonomous"')
-        lines += [MODEL, "max_iterations = 5" + draw(_SUPPRESS), "available_tools = [\"read_file\"]"]
+        lines += [MODEL, "max_iterations = 5" + draw(_SUPPRESS), 'available_tools = ["read_file"]']
         if i + 1 < count:
             lines.append(f"[stages.s{i}.transitions.s{i + 1}]")
             lines.append(f'transform = "{draw(st.sampled_from(["summarize", "compact", "direct"]))}"')

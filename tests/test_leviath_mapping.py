@@ -56,12 +56,15 @@ def test_each_reference_rule_row_names_the_codes_that_claim_it(title: str) -> No
     claimed = registry_map(0)
     wrong = []
     for rule_id, (_, codes, _) in rows.items():
-        listed = set(_CODE.findall(codes))
-        if listed != claimed.get(rule_id, set()):
-            wrong.append(f"{rule_id}: the page lists {sorted(listed)}, the registry's `leviath` fields {sorted(claimed.get(rule_id, set()))}")
+        listed, registry = set(_CODE.findall(codes)), claimed.get(rule_id, set())
+        if listed != registry:
+            wrong.append(f"{rule_id}: the page lists {sorted(listed)}, the `leviath` fields {sorted(registry)}")
     prefix = title[0]
-    wrong += [f"{rule_id}: claimed by {sorted(codes)} but not on the page" for rule_id, codes in claimed.items()
-              if rule_id.startswith(prefix) and rule_id not in rows]
+    wrong += [
+        f"{rule_id}: claimed by {sorted(codes)} but not on the page"
+        for rule_id, codes in claimed.items()
+        if rule_id.startswith(prefix) and rule_id not in rows
+    ]
     assert not wrong, "docs/leviath-mapping.md and the registry disagree:\n  " + "\n  ".join(wrong)
     expected = {f"{prefix}{n}" for n in range(1, 46 if prefix == "P" else 24)}
     assert set(rows) == expected, f"the table lists {sorted(set(rows) ^ expected)} wrongly"
@@ -75,7 +78,9 @@ def test_each_lint_row_names_the_code_that_carries_its_slug() -> None:
         listed = set(_CODE.findall(codes))
         if listed != carried.get(slug, set()):
             wrong.append(f"{slug}: the page lists {sorted(listed)}, the registry {sorted(carried.get(slug, set()))}")
-    wrong += [f"{slug}: named by {sorted(codes)} but not on the page" for slug, codes in carried.items() if slug not in rows]
+    wrong += [
+        f"{slug}: named by {sorted(codes)} but not on the page" for slug, codes in carried.items() if slug not in rows
+    ]
     assert not wrong, "docs/leviath-mapping.md and the registry disagree:\n  " + "\n  ".join(wrong)
 
 

@@ -312,7 +312,10 @@ def test_done_after_the_output_stage_or_off_its_path_is_fine():
 def test_done_is_only_offered_by_a_routing_stage():
     # No transitions table (falls through), or no normal edge: allow_complete is ignored-key there.
     check("[stages.work]\nallow_complete = true" + OUTPUT, "ignored-key")
-    check('[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT, "ignored-key")
+    check(
+        '[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT,
+        "ignored-key",
+    )
     check("[stages.work]\nallow_complete = true\n[stages.work.transitions.done]\n[stages.done.transitions]")
 
 
@@ -590,7 +593,9 @@ def test_a_second_edge_of_the_same_condition_is_shadowed():
     (d,) = findings(two_edges(), "shadowed-edge")
     assert d.key_path == "stages.work.transitions.second"
     (d,) = findings(two_edges("stuck", "stuck", thresholds="stuck_after_minutes = 5"), "shadowed-edge")
-    assert d.message.endswith("its thresholds are never evaluated; Leviath's order is not this one (ambiguous-edge-order)")
+    assert d.message.endswith(
+        "its thresholds are never evaluated; Leviath's order is not this one (ambiguous-edge-order)"
+    )
 
 
 def test_edges_that_are_not_shadowed():

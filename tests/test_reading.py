@@ -112,7 +112,9 @@ def test_ten_megabyte_file_gets_a_clear_diagnostic() -> None:
 
 
 def test_integers_beyond_64_bits_are_invalid_toml_but_the_rest_is_checked() -> None:
-    data = b'[agent]\nname = "a"\n[stages.s]\nmax_iterations = 9223372036854775808\nmax_revisits = 9223372036854775807\n'
+    data = (
+        b'[agent]\nname = "a"\n[stages.s]\nmax_iterations = 9223372036854775808\nmax_revisits = 9223372036854775807\n'
+    )
     result = validate_bytes("x.leviath", data)
     huge = [d for d in result.diagnostics if d.code == "toml-syntax"]
     assert [(d.line, d.column, d.end_column) for d in huge] == [(4, 18, 37)]

@@ -101,7 +101,7 @@ def test_documented_example_fires_the_rule(rule: Rule) -> None:
         return
     bugs = "".join(f"\n  internal-error: {message}" for code, _, message in found if code == "internal-error")
     assert fired, (
-        f"the example of {rule.code} ({rule.doc_path}) does not fire it; it reports {sorted({c for c, _, _ in found})}. "
+        f"the example of {rule.code} ({rule.doc_path}) does not fire it; it reports {sorted({c for c, *_ in found})}. "
         f"Change `example` in {where(rule)} (or, if no snippet can show it, say why in `illustrative_example`){bugs}"
     )
 
@@ -110,8 +110,11 @@ def test_documented_example_fires_the_rule(rule: Rule) -> None:
 def test_fixed_example_is_clean(rule: Rule) -> None:
     assert rule.example_fixed is not None
     found = run_example(rule, rule.example_fixed)
-    wrong = [f"{severity}[{code}] {message}" for code, severity, message in found
-             if code == rule.code or severity in ("error", "warning")]
+    wrong = [
+        f"{severity}[{code}] {message}"
+        for code, severity, message in found
+        if code == rule.code or severity in ("error", "warning")
+    ]
     assert not wrong, (
         f"the fixed example of {rule.code} must raise no {rule.code} and no error or warning at all; it raises:\n  "
         + "\n  ".join(wrong)

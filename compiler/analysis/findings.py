@@ -176,7 +176,7 @@ def _loops(graph: "RunGraph", cycle_sets: list[list[int]]) -> Iterator[Finding]:
         if trace is None:
             continue
         reported.add(stages)
-        loop = trace.steps[len(prefix):]
+        loop = trace.steps[len(prefix) :]
         names = " → ".join(f"'{s.stage}'" for s in loop) + f" → '{loop[0].stage}'"
         conditions = sorted({s.exit[2] for s in loop if s.exit[0] == "edge"})
         yield Finding(
@@ -390,8 +390,7 @@ def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_norma
         return "an error never reaches it"
     if not ends_normally:
         return (
-            f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always "
-            "ends it first"
+            f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always ends it first"
         )
     if _unroutable(edge):
         return (

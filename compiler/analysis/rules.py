@@ -188,7 +188,7 @@ OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
     severity="warning",
     summary="Some run ends without ever entering the blueprint's output stage.",
     rationale=(
-        "A `mode = \"output\"` stage is where a run hands back its answer. A run that completes "
+        'A `mode = "output"` stage is where a run hands back its answer. A run that completes '
         "with DONE before reaching it returns nothing; a run that reaches the end of another "
         "stage with no edge left fails, because no final output was submitted. The analysis "
         "follows every run and reports each stage where one can end without having entered an "
@@ -238,7 +238,7 @@ ANALYSIS_INCOMPLETE = ANALYSIS.define(
         "— nor the cost ceiling."
     ),
     example=_blueprint(
-        '# blueprint check --max-states 4  (the default limit, 200,000, takes many more stages like these)',
+        "# blueprint check --max-states 4  (the default limit, 200,000, takes many more stages like these)",
         declared("s1", "max_revisits = 1"),
         '[stages.s1.transitions.s2]\n[stages.s1.transitions.done]\nhint = "finished"',
         declared("s2", "max_revisits = 1"),
@@ -259,7 +259,12 @@ SUPERSEDES = {
 
 
 @ANALYSIS.check(
-    RUN_CAN_STRAND, RUN_CAN_LOOP_FOREVER, STAGE_NEVER_ENTERED, EDGE_NEVER_TAKEN, OUTPUT_CAN_BE_SKIPPED, ANALYSIS_INCOMPLETE
+    RUN_CAN_STRAND,
+    RUN_CAN_LOOP_FOREVER,
+    STAGE_NEVER_ENTERED,
+    EDGE_NEVER_TAKEN,
+    OUTPUT_CAN_BE_SKIPPED,
+    ANALYSIS_INCOMPLETE,
 )
 def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
     from .core import analyze_cached
@@ -270,8 +275,7 @@ def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
         related = list(finding.related)
         if finding.trace is not None:
             related = [
-                (f"{number}. {step.describe()}", trace_path(step))
-                for number, step in enumerate(finding.trace.steps, 1)
+                (f"{number}. {step.describe()}", trace_path(step)) for number, step in enumerate(finding.trace.steps, 1)
             ] + related
         yield ctx.report(
             finding.rule,

@@ -65,9 +65,7 @@ def rules_table(rules: list[Rule]) -> str:
     header = ("CODE", "SEVERITY", "FAMILY", "SUMMARY")
     rows = [header] + [(r.code, r.severity, r.family, r.summary) for r in rules]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = [
-        f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip() for row in rows
-    ]
+    lines = [f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip() for row in rows]
     return "\n".join(lines) + f"\n\n{len(rules)} rules; 'blueprint rule CODE' explains one.\n"
 
 

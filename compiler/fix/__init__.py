@@ -151,7 +151,9 @@ def meant_blueprint(before: "FileResult", done: list["Diagnostic"]) -> "Blueprin
     return build_blueprint(document)
 
 
-def unsafe_reason(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
+def unsafe_reason(
+    before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]
+) -> str | None:
     """Why the fixed text must not be kept, or None when it is safe."""
     if after.blueprint is None or has_syntax_errors(after):
         return "the fixed file does not parse"

@@ -82,7 +82,11 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     when a span lies outside the text."""
     starts = _line_starts(text)
     located = sorted(
-        (_offset(starts, text, e.span.line, e.span.column), _offset(starts, text, e.span.end_line, e.span.end_column), e.new_text)
+        (
+            _offset(starts, text, e.span.line, e.span.column),
+            _offset(starts, text, e.span.end_line, e.span.end_column),
+            e.new_text,
+        )
         for e in edits
     )
     out: list[str] = []

@@ -16,9 +16,7 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
 
 
-def apply_line_fixes(
-    text: str, fixes: list[tuple["Diagnostic", LineFix]]
-) -> tuple[str, list["Diagnostic"]]:
+def apply_line_fixes(text: str, fixes: list[tuple["Diagnostic", LineFix]]) -> tuple[str, list["Diagnostic"]]:
     """`text` with `fixes` (each finding with its rule's fixer) applied, and the findings fixed."""
     lines = TextLines(text)
     fixed = []

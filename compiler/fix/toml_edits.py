@@ -22,9 +22,7 @@ T = TypeVar("T")
 LEFT_ALONE = (Unfixable, LookupError, TypeError, ValueError, AttributeError)
 
 
-def apply_key_fixes(
-    text: str, fixes: list[tuple["Diagnostic", KeyFix]]
-) -> tuple[str, list["Diagnostic"]]:
+def apply_key_fixes(text: str, fixes: list[tuple["Diagnostic", KeyFix]]) -> tuple[str, list["Diagnostic"]]:
     """`text` with `fixes` (each finding with its rule's fixer) applied, and the findings fixed."""
     edits = TomlKeyEdits(text)
     fixed = []

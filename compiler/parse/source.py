@@ -149,7 +149,7 @@ def decode(path: str, data: bytes) -> tuple[SourceFile, list[Diagnostic]]:
         )
         return SourceFile(path, ""), diagnostics
     if data.startswith(_BOM):
-        data = data[len(_BOM):]
+        data = data[len(_BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -163,7 +163,7 @@ def _encoding_diagnostic(path: str, data: bytes, exc: UnicodeDecodeError) -> Dia
     line_start = data.rfind(b"\n", 0, bad) + 1
     line = data.count(b"\n", 0, bad) + 1
     column = len(data[line_start:bad].decode("utf-8", errors="replace")) + 1
-    more = _count_bad_sequences(data[exc.end:])
+    more = _count_bad_sequences(data[exc.end :])
     tail = f" (and {more} more invalid sequence{'s' if more != 1 else ''} later in the file)" if more else ""
     return INVALID_ENCODING.diagnostic(
         f"byte 0x{data[bad]:02x} is not valid UTF-8{tail}; a blueprint must be UTF-8 text",
@@ -180,5 +180,5 @@ def _count_bad_sequences(data: bytes) -> int:
             return count
         except UnicodeDecodeError as exc:
             count += 1
-            data = data[exc.end:]
+            data = data[exc.end :]
     return count

@@ -95,7 +95,5 @@ class RuleContext:
             span=span,
             stage=stage,
             fix=fix,
-            related=tuple(
-                Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related
-            ),
+            related=tuple(Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related),
         )

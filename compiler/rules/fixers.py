@@ -71,8 +71,7 @@ class KeyEdits(Protocol):
 class LineEdits(Protocol):
     """The lines of the text the findings were reported in (numbered from 1, without newlines)."""
 
-    def line(self, number: int) -> str:
-        ...
+    def line(self, number: int) -> str: ...
 
     def replace_line(self, number: int, text: str | None) -> None:
         """Put `text` in place of line `number`; None removes the line."""

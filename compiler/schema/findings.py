@@ -78,8 +78,11 @@ def _one_per_problem(found: list[Finding]) -> list[Finding]:
     for finding in found:
         if finding.rule is not INVALID_TYPE and finding.path in typed:
             continue
-        key = (finding.rule, finding.path) if finding.rule is INVALID_TYPE else (
-            finding.rule, finding.path, finding.message)
+        key = (
+            (finding.rule, finding.path)
+            if finding.rule is INVALID_TYPE
+            else (finding.rule, finding.path, finding.message)
+        )
         if key not in seen:
             seen.add(key)
             out.append(finding)
@@ -111,12 +114,14 @@ def _translate(error: Any) -> list[Finding]:
         return list(_missing_keys(path, instance, schema, error.validator_value))
     if keyword == "minProperties":
         # Used by one table only: a tool-routing override, which the reference refuses empty.
-        return [Finding(
-            EMPTY_ROUTING_OVERRIDE,
-            f"{dotted(path)} is an empty table; the reference refuses to load the file",
-            path,
-            "value",
-        )]
+        return [
+            Finding(
+                EMPTY_ROUTING_OVERRIDE,
+                f"{dotted(path)} is an empty table; the reference refuses to load the file",
+                path,
+                "value",
+            )
+        ]
     return [Finding(INVALID_VALUE, f"{dotted(path)}: {_short(error.message)}", path, "value")]
 
 

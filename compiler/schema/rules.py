@@ -131,8 +131,14 @@ REJECTED_KEY = SCHEMA.define(
         "`tool_result_routing` is now `tool_routing` (the same table), and `next_stage` is "
         "written as a transition."
     ),
-    example=_AGENT + declared("work", "max_iteration = 10", max_iterations=None) + '\n\n[stages.work.transitions.done]\ncondtion = "error"\n\n' + declared("done"),
-    example_fixed=_AGENT + declared("work", max_iterations=10) + '\n\n[stages.work.transitions.done]\ncondition = "error"\n\n' + declared("done"),
+    example=_AGENT
+    + declared("work", "max_iteration = 10", max_iterations=None)
+    + '\n\n[stages.work.transitions.done]\ncondtion = "error"\n\n'
+    + declared("done"),
+    example_fixed=_AGENT
+    + declared("work", max_iterations=10)
+    + '\n\n[stages.work.transitions.done]\ncondition = "error"\n\n'
+    + declared("done"),
     fix=(
         "remove the key or correct its spelling; `blueprint validate --fix` renames the old "
         "stage key `tool_result_routing` to `tool_routing`, and leaves every other key to you"
@@ -149,8 +155,10 @@ EMPTY_ROUTING_OVERRIDE = SCHEMA.define(
         "An override either routes a tool's results to a region, caps them, or both; an "
         "empty table does neither, and the reference refuses to load the file."
     ),
-    example=_AGENT + declared("work") + '\n\n[stages.work.tool_routing.overrides]\nbash = {}',
-    example_fixed=_AGENT + declared("work") + '\n\n[stages.work.tool_routing.overrides]\nbash = { max_result_tokens = 2000 }',
+    example=_AGENT + declared("work") + "\n\n[stages.work.tool_routing.overrides]\nbash = {}",
+    example_fixed=_AGENT
+    + declared("work")
+    + "\n\n[stages.work.tool_routing.overrides]\nbash = { max_result_tokens = 2000 }",
     fix="set region, max_result_tokens, or both",
     leviath="P16",
 )
@@ -178,7 +186,14 @@ MISSING_KEY = SCHEMA.define(
 
 
 @SCHEMA.check(
-    MISSING_AGENT, INVALID_TYPE, INVALID_VALUE, OUT_OF_RANGE, UNKNOWN_KEY, REJECTED_KEY, EMPTY_ROUTING_OVERRIDE, MISSING_KEY
+    MISSING_AGENT,
+    INVALID_TYPE,
+    INVALID_VALUE,
+    OUT_OF_RANGE,
+    UNKNOWN_KEY,
+    REJECTED_KEY,
+    EMPTY_ROUTING_OVERRIDE,
+    MISSING_KEY,
 )
 def schema_check(ctx: RuleContext) -> Iterator[Diagnostic]:
     """Validate the raw document against the blueprint schema."""

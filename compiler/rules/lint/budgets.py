@@ -125,8 +125,7 @@ SHADOWED_EDGE = LINT.define(
     "shadowed-edge",
     severity="warning",
     summary=(
-        "In declaration order, a conditioned edge is never taken: an earlier edge with the same "
-        "condition always wins."
+        "In declaration order, a conditioned edge is never taken: an earlier edge with the same condition always wins."
     ),
     rationale=(
         "For an error, dead end, iteration cap or stuck interrupt our stage-runner takes the "

@@ -177,7 +177,7 @@ ENTRY_STAGE_NOT_FIRST = LINT.define(
     severity="warning",
     summary="`entry_stage` names a stage that is not declared first, but runs start at the first.",
     rationale=(
-        "The key reads as \"start here\", and Leviath's documentation says so, but its runtime "
+        'The key reads as "start here", and Leviath\'s documentation says so, but its runtime '
         "starts every run at the first declared stage; `entry_stage` only chooses whose "
         "sandbox and tool permissions that first stage runs under until the run moves on. "
         "Our runner and `blueprint check` do the same. So the stages declared before the "
@@ -284,12 +284,7 @@ def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
 def _unbounded_entries(graph: StageGraph, component: tuple[str, ...], capped: list[str]) -> str:
     """Why capped stages do not bound the cycle: the cycle enters them without a budget check."""
     members = set(component)
-    kinds = {
-        edge.kind
-        for name in capped
-        for edge in graph.in_edges(name, graph.unbudgeted)
-        if edge.source in members
-    }
+    kinds = {edge.kind for name in capped for edge in graph.in_edges(name, graph.unbudgeted) if edge.source in members}
     how = " and ".join(
         phrase for kind, phrase in (("fall_through", "fall-through"), ("merge", "a merge hand-off")) if kind in kinds
     )

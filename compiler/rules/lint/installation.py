@@ -25,7 +25,7 @@ _CONFIG = (
 )
 _MODELS = (
     "Runs only when you name the model list your Leviath build carries (save what `lev models list` prints): "
-    "`--leviath-models PATH`, or `leviath-models = \"PATH\"` in [tool.blueprint]."
+    '`--leviath-models PATH`, or `leviath-models = "PATH"` in [tool.blueprint].'
 )
 #: Region kinds that evict what does not fit, so an uncapped percentage budget is what they hold.
 _EVICTING = ("temporary", "clearable", "sliding_window", "compacting")
@@ -75,9 +75,9 @@ NO_REACHABLE_PROVIDER = LINT.define(
         "stage cannot run as written. Keys that reach Leviath another way (the environment, "
         "a credential store) are not seen here; ignore the rule where you use them. " + _CONFIG
     ),
-    example=declared("work").replace('provider = "anthropic"', 'provider = "openai"').replace(
-        "claude-sonnet-4-6", "gpt-5.4"
-    ),
+    example=declared("work")
+    .replace('provider = "anthropic"', 'provider = "openai"')
+    .replace("claude-sonnet-4-6", "gpt-5.4"),
     fix="add a key for one of its providers to your config.toml, or list a provider you have",
     leviath="no-reachable-provider",
 )
@@ -102,7 +102,7 @@ UNBOUNDED_PERCENTAGE_BUDGET = LINT.define(
     severity="warning",
     summary="A region's percentage `budget` has no `max_tokens` cap, so on a large model it holds a huge amount.",
     rationale=(
-        "`budget = \"N%\"` is a share of the model's context window, and windows reach a million "
+        '`budget = "N%"` is a share of the model\'s context window, and windows reach a million '
         "tokens: 30% of that is 300,000 tokens a temporary, clearable, sliding-window or "
         "compacting region may fill (and pay for) before it evicts anything. `max_tokens` "
         "beside the budget caps it. Like Leviath, the check takes the widest window among the "
@@ -255,8 +255,7 @@ def check_unknown_models(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue
             yield ctx.report(
                 UNKNOWN_MODEL,
-                f"stage '{stage.name}': {entry.provider} does not serve '{entry.model}' according to "
-                f"{catalog.path}",
+                f"stage '{stage.name}': {entry.provider} does not serve '{entry.model}' according to {catalog.path}",
                 _model_path(ctx, stage.name, index),
                 anchor="value",
             )

@@ -29,7 +29,7 @@ REGION_SEED_NOT_UNDERSTOOD = LINT.define(
         "from a table naming a literal, files, a glob, a Rhai script, a command or tool calls. "
         'A table with none of those keys in a readable shape (`{ caller_input = "task" }`, '
         '`{ tools = [] }`, `{ files = "a" }`), or a seed of another type (`seed = 42`, '
-        "`seed = [\"a\"]`), is no seed at all. The runtime drops it without a word, the region "
+        '`seed = ["a"]`), is no seed at all. The runtime drops it without a word, the region '
         "starts empty, and a region named `task` even loses the task input it would otherwise "
         "receive."
     ),
@@ -93,8 +93,7 @@ def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
         fix = did_you_mean(unknown[0], SEED_FORMS, _FORMS_FIX) if len(unknown) == 1 else _FORMS_FIX
         if isinstance(seed.get("tools"), list):
             why = (
-                "its tools list holds no call the runtime can read (each needs a tool name), which drops "
-                "the whole seed"
+                "its tools list holds no call the runtime can read (each needs a tool name), which drops the whole seed"
             )
             fix = 'name the tool of each call: tools = ["name"] or [{ name = "…", args = { … } }]'
         else:

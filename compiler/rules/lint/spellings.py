@@ -29,7 +29,6 @@ from ..snippets import stage as stage_example
 REFRESH_SPELLINGS = {"once": "once", "spawn": "once", "each_stage": "each_stage", "stage": "each_stage"}
 
 
-
 def write_canonical(edits: KeyEdits, finding: Diagnostic) -> None:
     """The fixer: `{}` for a value where a table belongs, else the canonical spelling."""
     path = tuple(finding.path)
@@ -46,19 +45,18 @@ NON_CANONICAL_VALUE = LINT.define(
     "non-canonical-value",
     severity="warning",
     summary=(
-        "A value is written in a form the runtime reads as another (`summarize`, `\"ALLOW\"`, "
-        "`b = \"true\"` as an edge)."
+        'A value is written in a form the runtime reads as another (`summarize`, `"ALLOW"`, `b = "true"` as an edge).'
     ),
     rationale=(
-        "The runtime reads `transform = \"summarize\"` as `compact`, region `kind = \"hash_map\"` as "
-        "`hashmap`, a seed's `refresh = \"stage\"` as `each_stage` (and `\"spawn\"` as `once`, "
+        'The runtime reads `transform = "summarize"` as `compact`, region `kind = "hash_map"` as '
+        '`hashmap`, a seed\'s `refresh = "stage"` as `each_stage` (and `"spawn"` as `once`, '
         "ignoring case and surrounding spaces), and tool policies whatever their case. Where a "
         "table belongs, it reads any other value as that table with every key at its default: "
-        "`b = \"true\"` (or `b = false`) under `[stages.a.transitions]` is an `always` edge to "
+        '`b = "true"` (or `b = false`) under `[stages.a.transitions]` is an `always` edge to '
         "`b`, `solo = 5` under `[stages]` a stage, `r = 5` under `[context.regions]` a temporary "
-        "region, a number in `interaction_points` a blank checkpoint, `agent = \"x\"` an agent "
+        'region, a number in `interaction_points` a blank checkpoint, `agent = "x"` an agent '
         "with every setting at its default. The file works, but it does not say what it does: "
-        "`b = false` reads as \"no edge\" and is one. `blueprint validate --fix` writes the "
+        '`b = false` reads as "no edge" and is one. `blueprint validate --fix` writes the '
         "canonical form (`b = {}`), which runs exactly the same; remove the line instead if no "
         "edge, stage or region was meant."
     ),
@@ -105,14 +103,18 @@ def tables_written_as_values(document: dict[str, Any]) -> Iterator[tuple[KeyPath
         yield from _scalar_regions(table(stage.get("context")).get("regions"), base + ("context", "regions"))
         for target, edge in table(stage.get("transitions")).items():
             if not isinstance(edge, dict):
-                yield base + ("transitions", target), edge, (
-                    f"an edge from '{name}' to '{target}' with every key at its default (condition always)"
+                yield (
+                    base + ("transitions", target),
+                    edge,
+                    (f"an edge from '{name}' to '{target}' with every key at its default (condition always)"),
                 )
         points = stage.get("interaction_points")
         for index, point in enumerate(points if isinstance(points, list) else ()):
             if not isinstance(point, dict):
-                yield base + ("interaction_points", index), point, (
-                    f"a blank interaction point of stage '{name}' (no name, no prompt)"
+                yield (
+                    base + ("interaction_points", index),
+                    point,
+                    (f"a blank interaction point of stage '{name}' (no name, no prompt)"),
                 )
 
 

@@ -16,4 +16,16 @@ from ..common import (
     string_entries,
 )
 
-__all__ = ["stage_path", "edge_path", "header", "raw_table", "edges", "layouts", "raw_region_tables", "quoted", "suggest", "did_you_mean", "string_entries"]
+__all__ = [
+    "stage_path",
+    "edge_path",
+    "header",
+    "raw_table",
+    "edges",
+    "layouts",
+    "raw_region_tables",
+    "quoted",
+    "suggest",
+    "did_you_mean",
+    "string_entries",
+]

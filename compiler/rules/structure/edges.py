@@ -23,8 +23,14 @@ STUCK_WITHOUT_THRESHOLD = STRUCTURE.define(
         "and the recovery path it was meant to open does not exist. The reference runtime "
         "refuses the blueprint (0 and negative values count as unset)."
     ),
-    example=blueprint(declared("implement"), '[stages.implement.transitions.reassess]\ncondition = "stuck"', declared("reassess")),
-    example_fixed=blueprint(declared("implement"), '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10', declared("reassess")),
+    example=blueprint(
+        declared("implement"), '[stages.implement.transitions.reassess]\ncondition = "stuck"', declared("reassess")
+    ),
+    example_fixed=blueprint(
+        declared("implement"),
+        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10',
+        declared("reassess"),
+    ),
     fix=(
         "add a positive stuck_after_iterations, stuck_after_minutes, "
         "stuck_after_same_file_edits or stuck_after_tool_calls"
@@ -41,8 +47,16 @@ THRESHOLD_WITHOUT_STUCK = STRUCTURE.define(
         "they are silently never used, so the stage is not watched the way the author expects. "
         "The reference runtime refuses the blueprint."
     ),
-    example=blueprint(declared("implement"), '[stages.implement.transitions.reassess]\nstuck_after_iterations = 10', declared("reassess")),
-    example_fixed=blueprint(declared("implement"), '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10', declared("reassess")),
+    example=blueprint(
+        declared("implement"),
+        "[stages.implement.transitions.reassess]\nstuck_after_iterations = 10",
+        declared("reassess"),
+    ),
+    example_fixed=blueprint(
+        declared("implement"),
+        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10',
+        declared("reassess"),
+    ),
     fix='set condition = "stuck" on the edge, or remove the thresholds',
     leviath="P30",
 )
@@ -56,8 +70,16 @@ GATE_WITHOUT_MODIFYING_TOOL = STRUCTURE.define(
         "whose available_tools contain neither `write_file`, `edit_file` nor a tool listed in "
         "the gate's `tools` can never satisfy it. The reference runtime refuses the blueprint."
     ),
-    example=blueprint(declared("implement", 'available_tools = ["read_file"]'), '[stages.implement.transitions.review]\ngate = { require_modifications = true }', declared("review")),
-    example_fixed=blueprint(declared("implement", 'available_tools = ["read_file", "edit_file"]'), '[stages.implement.transitions.review]\ngate = { require_modifications = true }', declared("review")),
+    example=blueprint(
+        declared("implement", 'available_tools = ["read_file"]'),
+        "[stages.implement.transitions.review]\ngate = { require_modifications = true }",
+        declared("review"),
+    ),
+    example_fixed=blueprint(
+        declared("implement", 'available_tools = ["read_file", "edit_file"]'),
+        "[stages.implement.transitions.review]\ngate = { require_modifications = true }",
+        declared("review"),
+    ),
     fix="offer write_file or edit_file, or list the stage's modifying tool in gate.tools",
     leviath="V17",
 )
@@ -71,8 +93,18 @@ SELF_LOOP_WITHOUT_MAX_REVISITS = STRUCTURE.define(
         "often, and a run can loop forever. The reference runtime refuses the blueprint (any "
         "value, even 0, satisfies it)."
     ),
-    example=blueprint(declared("plan"), '[stages.plan.transitions.plan]\nhint = "revise the plan"', '[stages.plan.transitions.done]\nhint = "the plan is approved"', declared("done")),
-    example_fixed=blueprint(declared("plan", "max_revisits = 3"), '[stages.plan.transitions.plan]\nhint = "revise the plan"', '[stages.plan.transitions.done]\nhint = "the plan is approved"', declared("done")),
+    example=blueprint(
+        declared("plan"),
+        '[stages.plan.transitions.plan]\nhint = "revise the plan"',
+        '[stages.plan.transitions.done]\nhint = "the plan is approved"',
+        declared("done"),
+    ),
+    example_fixed=blueprint(
+        declared("plan", "max_revisits = 3"),
+        '[stages.plan.transitions.plan]\nhint = "revise the plan"',
+        '[stages.plan.transitions.done]\nhint = "the plan is approved"',
+        declared("done"),
+    ),
     fix="set max_revisits on the stage",
     leviath="V18",
 )

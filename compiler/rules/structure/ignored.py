@@ -36,7 +36,9 @@ IGNORED_KEY = STRUCTURE.define(
         "is not. Usually the mode, kind or transform is not the one intended."
     ),
     example=blueprint(declared("scan", 'worker_stage = "scan_one"'), declared("scan_one", "allow_as_worker = true")),
-    example_fixed=blueprint(declared("scan", 'worker_stage = "scan_one"', mode="fan_out"), declared("scan_one", "allow_as_worker = true")),
+    example_fixed=blueprint(
+        declared("scan", 'worker_stage = "scan_one"', mode="fan_out"), declared("scan_one", "allow_as_worker = true")
+    ),
     fix="remove the key, or change the setting that makes it meaningful",
     differs="Leviath ignores these keys without a word.",
 )

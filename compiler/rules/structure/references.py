@@ -49,7 +49,9 @@ WORKER_STAGE_NOT_ALLOWED = STRUCTURE.define(
         "used as a worker by mistake; the reference runtime refuses the blueprint otherwise."
     ),
     example=blueprint(declared("split", 'worker_stage = "scan"', mode="fan_out"), declared("scan")),
-    example_fixed=blueprint(declared("split", 'worker_stage = "scan"', mode="fan_out"), declared("scan", "allow_as_worker = true")),
+    example_fixed=blueprint(
+        declared("split", 'worker_stage = "scan"', mode="fan_out"), declared("scan", "allow_as_worker = true")
+    ),
     fix="set allow_as_worker = true on the worker stage",
     leviath="V13",
 )

@@ -32,8 +32,18 @@ UNKNOWN_REGION = STRUCTURE.define(
         "(`require_regions`, `transform_config` lists, `results_region`, `document_region`, "
         "`[context.file_tracking] region`, `source_region`); this rule checks them all."
     ),
-    example=blueprint('[context.regions]\nplan = { kind = "pinned" }', declared("work"), '[stages.work.transitions.review]\ngate = { require_region_updated = "plans" }', declared("review")),
-    example_fixed=blueprint('[context.regions]\nplan = { kind = "pinned" }', declared("work"), '[stages.work.transitions.review]\ngate = { require_region_updated = "plan" }', declared("review")),
+    example=blueprint(
+        '[context.regions]\nplan = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.review]\ngate = { require_region_updated = "plans" }',
+        declared("review"),
+    ),
+    example_fixed=blueprint(
+        '[context.regions]\nplan = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.review]\ngate = { require_region_updated = "plan" }',
+        declared("review"),
+    ),
     fix="name a declared region, or declare it under [context.regions]",
     leviath="V9, V22",
     differs=(
@@ -53,8 +63,16 @@ REGION_NOT_VISIBLE = STRUCTURE.define(
         "always-visible regions; results routed anywhere else would be invisible to the model "
         "that asked for them. The reference runtime refuses the blueprint."
     ),
-    example=blueprint(declared("scan"), '[stages.scan.context.regions]\nnotes = {}', '[stages.scan.tool_routing]\ndefault_region = "findings"'),
-    example_fixed=blueprint(declared("scan"), '[stages.scan.context.regions]\nnotes = {}\nfindings = {}', '[stages.scan.tool_routing]\ndefault_region = "findings"'),
+    example=blueprint(
+        declared("scan"),
+        "[stages.scan.context.regions]\nnotes = {}",
+        '[stages.scan.tool_routing]\ndefault_region = "findings"',
+    ),
+    example_fixed=blueprint(
+        declared("scan"),
+        "[stages.scan.context.regions]\nnotes = {}\nfindings = {}",
+        '[stages.scan.tool_routing]\ndefault_region = "findings"',
+    ),
     fix="add the region to the stage's layout, or route the results elsewhere",
     leviath="V20, V21",
 )
@@ -68,8 +86,18 @@ GATE_REGION_NOT_CHECKLIST = STRUCTURE.define(
         "tell whether work remains. The reference runtime refuses the blueprint unless some "
         'layout declares the region with `kind = "checklist"`.'
     ),
-    example=blueprint('[context.regions]\ntodo = { kind = "pinned" }', declared("work"), '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }', declared("done")),
-    example_fixed=blueprint('[context.regions]\ntodo = { kind = "checklist" }', declared("work"), '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }', declared("done")),
+    example=blueprint(
+        '[context.regions]\ntodo = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }',
+        declared("done"),
+    ),
+    example_fixed=blueprint(
+        '[context.regions]\ntodo = { kind = "checklist" }',
+        declared("work"),
+        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }',
+        declared("done"),
+    ),
     fix='set kind = "checklist" on the region, or gate on a checklist region',
     leviath="V23",
 )

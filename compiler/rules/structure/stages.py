@@ -37,7 +37,9 @@ REQUIRED_TOOL_NOT_AVAILABLE = STRUCTURE.define(
         "entry is a mistake; the reference runtime refuses the blueprint."
     ),
     example=declared("plan", 'available_tools = ["read_file"]\nrequired_tools = ["ask_user_text"]'),
-    example_fixed=declared("plan", 'available_tools = ["read_file", "ask_user_text"]\nrequired_tools = ["ask_user_text"]'),
+    example_fixed=declared(
+        "plan", 'available_tools = ["read_file", "ask_user_text"]\nrequired_tools = ["ask_user_text"]'
+    ),
     fix="add the tool to available_tools, or remove it from required_tools",
     leviath="V6",
 )
@@ -67,8 +69,13 @@ FAN_OUT_NEEDS_ONE_WORKER = STRUCTURE.define(
         "run; with several it is ambiguous. The reference runtime refuses both (an empty "
         "string still counts as set)."
     ),
-    example=blueprint(declared("split", 'worker_stage = "worker"\nworker_agent = "helper"', mode="fan_out"), declared("worker", "allow_as_worker = true")),
-    example_fixed=blueprint(declared("split", 'worker_stage = "worker"', mode="fan_out"), declared("worker", "allow_as_worker = true")),
+    example=blueprint(
+        declared("split", 'worker_stage = "worker"\nworker_agent = "helper"', mode="fan_out"),
+        declared("worker", "allow_as_worker = true"),
+    ),
+    example_fixed=blueprint(
+        declared("split", 'worker_stage = "worker"', mode="fan_out"), declared("worker", "allow_as_worker = true")
+    ),
     fix="set exactly one of worker_agent, worker_stage or worker_query",
     leviath="V11",
 )

@@ -29,8 +29,19 @@ NO_TERMINAL_PATH = STRUCTURE.define(
         "every run loops or strands and never completes. The reference runtime refuses such "
         "a graph. Like the reference, the search follows every edge whatever its condition."
     ),
-    example=blueprint(declared("plan", "max_revisits = 3"), "[stages.plan.transitions.work]", declared("work"), "[stages.work.transitions.plan]"),
-    example_fixed=blueprint(declared("plan", "max_revisits = 3"), "[stages.plan.transitions.work]", declared("work"), '[stages.work.transitions.plan]\n[stages.work.transitions.done]', declared("done")),
+    example=blueprint(
+        declared("plan", "max_revisits = 3"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions.plan]",
+    ),
+    example_fixed=blueprint(
+        declared("plan", "max_revisits = 3"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions.plan]\n[stages.work.transitions.done]",
+        declared("done"),
+    ),
     fix="give the final stage an empty transitions table, or add an edge to a stage that ends the run",
     leviath="V19",
 )
