@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint
-from .parse.source import SourceFile, decode, read_blueprint
+from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
-from .parse.source import FILE_TOO_LARGE
 from .rules.context import RuleContext
 from .rules.registry import META, REGISTRY, Check
 from .suppress import apply_suppressions

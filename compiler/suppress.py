@@ -29,6 +29,7 @@ _DIRECTIVE = re.compile(r"\s*blueprint\s*:\s*(?P<kind>[A-Za-z_-]+)\s*(?:\[(?P<co
 _KINDS = ("ignore", "ignore-file")
 #: What every directive's text contains (and more: it also matches inside strings).
 _MAY_HOLD_DIRECTIVE = re.compile(r"#\s*blueprint\s*:")
+_COMMA = re.compile(r"\s*,\s*")
 
 
 def drop_unused(edits: LineEdits, finding: Diagnostic) -> None:
@@ -59,7 +60,7 @@ def drop_unused(edits: LineEdits, finding: Diagnostic) -> None:
     if len(codes) <= 1:
         edits.replace_line(span.line, _without_comment(line, start))
         return
-    after = re.compile(r"\s*,\s*").match(line, end, match.end("codes"))
+    after = _COMMA.match(line, end, match.end("codes"))
     if after is not None:  # `a, b` without `a`: the code and the comma after it
         edits.replace_line(span.line, line[:at] + line[after.end() :])
     else:  # the last code: the comma before it too

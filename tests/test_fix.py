@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import compiler.fix as fix_module
 from compiler.fix import fix_bytes, fixable_codes
 from compiler.pipeline import validate_bytes
+from compiler.rules.registry import REGISTRY
 from helpers import ROOT
 
 CASES = ROOT / "tests" / "cases"
@@ -30,7 +31,7 @@ ALL_CASES = sorted(CASES.glob("*/*.leviath"))
 #: Lines a fix may add: the mode of a stage that had none.
 INSERTED = {'mode = "autonomous"'}
 #: Fixes that move an old spelling where Leviath reads it now: the run changes on purpose.
-MIGRATING = ("outdated-key", "rejected-key")
+MIGRATING = tuple(rule.code for rule in REGISTRY.all() if rule.fixer is not None and rule.fixer.meant is not None)
 
 
 def expects_a_fix(case: Path) -> bool:
@@ -298,6 +299,26 @@ def test_a_directive_alone_on_its_line_goes_with_its_line() -> None:
     )
     assert codes == ["unused-suppression"]
     assert "blueprint" not in text and text.count("\n") == 6
+
+
+def test_stale_codes_are_cut_from_a_list_keeping_its_spacing() -> None:
+    """Cuts are made last column first, so each finding's span still points at its code."""
+    text, codes = fix_text(
+        f"""
+        [agent]
+        name = "x"
+        [sandbox]
+        mounts = ["/data"]  # blueprint: ignore[stage-missing-model,unknown-key ,  shadowed-edge]  kept
+        colour = 1  # blueprint: ignore[unknown-key,  stage-missing-model]
+        [stages.work]
+        mode = "autonomous"
+        {MODEL}
+        max_iterations = 3
+        """
+    )
+    assert codes == ["unused-suppression"] * 3
+    assert 'mounts = ["/data"]  # blueprint: ignore[unknown-key]  kept\n' in text
+    assert "colour = 1  # blueprint: ignore[unknown-key]\n" in text
 
 
 # --- never touch what must not be touched -------------------------------------------------

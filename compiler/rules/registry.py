@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..diagnostics import Diagnostic, KeyPath, Related, Severity, Span
@@ -138,10 +138,11 @@ class Check:
     rules: tuple[Rule, ...]
     family: str
     fn: CheckFn
+    #: The codes of `rules` (the pipeline asks per file).
+    codes: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def codes(self) -> frozenset[str]:
-        return frozenset(rule.code for rule in self.rules)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "codes", frozenset(rule.code for rule in self.rules))
 
     @property
     def name(self) -> str:
