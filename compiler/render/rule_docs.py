@@ -43,11 +43,11 @@ def state_limit_of(text: str) -> int | None:
 
 def example_result(rule: Rule, text: str) -> "FileResult":
     """What validating the example `text` of `rule` finds (with the analysis for that family)."""
-    from ..analysis.core import STATE_LIMIT, state_limit
+    from ..analysis.core import state_limit
     from ..pipeline import CHECK_FAMILIES, VALIDATE_FAMILIES, validate_bytes
 
     families = CHECK_FAMILIES if rule.family == "analysis" else VALIDATE_FAMILIES
-    token = state_limit.set(state_limit_of(text) or STATE_LIMIT)
+    token = state_limit.set(state_limit_of(text) or state_limit.get())
     try:
         return validate_bytes(EXAMPLE_PATH, example_file(rule, text), families=families)
     finally:

@@ -10,9 +10,11 @@ A rule is declared once, by the module that emits it, through its family's regis
 
 Everything about the rule hangs off that object: its severity and fix hint (filled into each
 diagnostic), its docs (docs/rules/, `blueprint rule`, SARIF `rules[]`) and its fixer
-(`fixer=`, which makes it fixable). Reports and checks take the object, not its code, so a
-misspelt name fails when the module is imported. A check declares the rules it emits; the
-pipeline turns a report of any other rule into an `internal-error`. `REGISTRY.get(code)` finds a
+(`fixer=`, which makes it fixable). Messages are written where a finding is found, since they
+name what is particular to it. Reports and checks take the object, not its code, so a misspelt
+name is an undefined name (at import for a decorator, for pyflakes and mypy anywhere). A check
+declares the rules it emits; the pipeline turns a report of any other rule into an
+`internal-error`. `REGISTRY.get(code)` finds a
 rule by code for the command line and the configuration (`--select`, `blueprint rule CODE`).
 
 Families run in pipeline order: `syntax` codes come from reading the file (no check
