@@ -16,11 +16,24 @@ from dataclasses import dataclass, field
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint
-from .parse.source import SourceFile, decode, read_blueprint
+from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
 from .rules.context import RuleContext
-from .rules.registry import REGISTRY
+from .rules.registry import META, REGISTRY, Check
 from .suppress import apply_suppressions
+
+INTERNAL_ERROR = META.define(
+    "internal-error",
+    severity="error",
+    summary="A check crashed on this file (a bug in blueprint-compiler).",
+    rationale=(
+        "A failing check must not stop the other checks or the other files, so the crash is "
+        "reported as a finding instead of a traceback. Please report it with the blueprint."
+    ),
+    example="# any blueprint that makes a check raise",
+    fix="report this with the blueprint that triggers it",
+    illustrative_example="only a bug in a check raises it",
+)
 
 #: Check families `validate` runs, in order.
 VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
@@ -67,9 +80,7 @@ def validate_bytes(
     (after selection and suppression), as `blueprint check` analyses only sound blueprints;
     `FileResult.families` tells which ran."""
     if not isinstance(path, str) or not isinstance(data, (bytes, bytearray)):
-        raise TypeError(
-            f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})"
-        )
+        raise TypeError(f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})")
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a compiler.Settings, not {type(settings).__name__}")
     if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():
@@ -89,7 +100,7 @@ def _validate(
     path: str, data: bytes, settings: Settings, families: tuple[str, ...], when_clean: tuple[str, ...]
 ) -> FileResult:
     source, diagnostics = decode(path, data)
-    if any(d.code == "file-too-large" for d in diagnostics):
+    if any(d.code == FILE_TOO_LARGE.code for d in diagnostics):
         return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
     document, syntax = parse_toml(source)
     diagnostics += syntax
@@ -135,18 +146,21 @@ def validate_file(path: str | os.PathLike[str], settings: Settings = DEFAULT_SET
     return validate_bytes(os.fspath(path), read_blueprint(path), settings)
 
 
-def _run_check(ctx: RuleContext, check) -> list[Diagnostic]:
+def _run_check(ctx: RuleContext, check: Check) -> list[Diagnostic]:
     try:
-        return list(check.fn(ctx))
+        found = list(check.fn(ctx))
     except Exception as exc:  # a bug in one check must not hide every other finding
-        return [
-            ctx.report(
-                "internal-error",
-                f"check {check.name} crashed: {type(exc).__name__}: {exc}",
-                (),
-                stage=None,
-            )
-        ]
+        return [_crashed(ctx, f"check {check.name} crashed: {type(exc).__name__}: {exc}")]
+    declared = check.codes
+    undeclared = sorted({d.code for d in found if d.code not in declared})
+    if undeclared:  # a check reports only the rules it declares (so selecting them runs it)
+        found = [d for d in found if d.code in declared]
+        found.append(_crashed(ctx, f"check {check.name} reported {', '.join(undeclared)}, which it does not declare"))
+    return found
+
+
+def _crashed(ctx: RuleContext, message: str) -> Diagnostic:
+    return ctx.report(INTERNAL_ERROR, message, (), stage=None)
 
 
 def _select(diagnostics: list[Diagnostic], settings: Settings) -> list[Diagnostic]:
@@ -154,6 +168,6 @@ def _select(diagnostics: list[Diagnostic], settings: Settings) -> list[Diagnosti
     for d in diagnostics:
         info = REGISTRY.get(d.code)
         family = info.family if info else "meta"
-        if d.code == "internal-error" or settings.enabled(d.code, family):
+        if d.code == INTERNAL_ERROR.code or settings.enabled(d.code, family):
             out.append(d)
     return out

@@ -20,12 +20,57 @@ from dataclasses import dataclass, field
 from .diagnostics import Diagnostic, Span
 from .parse.comments import iter_comments
 from .rules.context import RuleContext
-from .rules.registry import REGISTRY, define
+from .rules.fixers import LineEdits, LineFix, Unfixable
+from .rules.registry import META, REGISTRY
+from .rules.snippets import MODEL
+from .rules.snippets import stage as declared
 
-define(
+_DIRECTIVE = re.compile(r"\s*blueprint\s*:\s*(?P<kind>[A-Za-z_-]+)\s*(?:\[(?P<codes>[^\]]*)\])?")
+_KINDS = ("ignore", "ignore-file")
+#: What every directive's text contains (and more: it also matches inside strings).
+_MAY_HOLD_DIRECTIVE = re.compile(r"#\s*blueprint\s*:")
+_COMMA = re.compile(r"\s*,\s*")
+
+
+def drop_unused(edits: LineEdits, finding: Diagnostic) -> None:
+    """The fixer: cut a code that matched nothing out of its directive (the whole directive when
+    no code is left), or a blanket `ignore` that matched nothing. A misspelled code or a
+    malformed directive is left to the author, who meant to suppress *something*."""
+    span = finding.span
+    if span is None:
+        raise Unfixable("no position")
+    line = edits.line(span.line)
+    start = _comment_start(line)
+    match = _DIRECTIVE.match(line, start + 1) if start is not None else None
+    if start is None or match is None or match["kind"] not in _KINDS:
+        raise Unfixable("no directive where the finding points")
+    at = span.column - 1
+    if at == start:  # the whole directive: only a blanket `ignore` that matched nothing
+        if match["kind"] != "ignore" or match["codes"] is not None:
+            raise Unfixable("not a blanket ignore")
+        edits.replace_line(span.line, _without_comment(line, start))
+        return
+    if match["codes"] is None or not match.start("codes") <= at < match.end("codes"):
+        raise Unfixable("the finding points at no code of the directive")
+    end = span.end_column - 1
+    code = line[at:end]
+    if code != "all" and REGISTRY.get(code) is None:
+        raise Unfixable("a misspelling: the author meant some code")
+    codes = [c for c in match["codes"].split(",") if c.strip()]
+    if len(codes) <= 1:
+        edits.replace_line(span.line, _without_comment(line, start))
+        return
+    after = _COMMA.match(line, end, match.end("codes"))
+    if after is not None:  # `a, b` without `a`: the code and the comma after it
+        edits.replace_line(span.line, line[:at] + line[after.end() :])
+    else:  # the last code: the comma before it too
+        before = line.rindex(",", match.start("codes"), at)
+        edits.replace_line(span.line, line[:before].rstrip(" \t") + line[end:])
+
+
+UNUSED_SUPPRESSION = META.define(
     "unused-suppression",
     severity="warning",
-    family="meta",
     summary="A `# blueprint: ignore[...]` directive suppresses nothing.",
     rationale=(
         "A suppression that no longer matches a finding hides nothing today but will silently hide "
@@ -33,17 +78,12 @@ define(
         "Unknown codes and misspelled directives are reported the same way."
     ),
     example=(
-        '[stages.plan]\nmode = "autonomous"  # blueprint: ignore[stage-missing-mode]'
+        f'[stages.plan]\nmode = "autonomous"  # blueprint: ignore[stage-missing-mode]\n{MODEL}\nmax_iterations = 20'
     ),
-    example_fixed='[stages.plan]\nmode = "autonomous"',
+    example_fixed=declared("plan"),
     fix="remove the directive, or the code that no longer fires",
-    fixable=True,
+    fixer=LineFix(drop_unused),
 )
-
-_DIRECTIVE = re.compile(r"^\s*blueprint\s*:\s*(?P<kind>[A-Za-z_-]+)\s*(?:\[(?P<codes>[^\]]*)\])?")
-_KINDS = ("ignore", "ignore-file")
-#: What every directive's text contains (and more: it also matches inside strings).
-_MAY_HOLD_DIRECTIVE = re.compile(r"#\s*blueprint\s*:")
 
 
 @dataclass
@@ -68,9 +108,7 @@ class _Directive:
         return None
 
 
-def apply_suppressions(
-    ctx: RuleContext, diagnostics: list[Diagnostic], families: tuple[str, ...]
-) -> list[Diagnostic]:
+def apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic], families: tuple[str, ...]) -> list[Diagnostic]:
     """Drop suppressed findings; add `unused-suppression` for directives that did nothing."""
     if not _MAY_HOLD_DIRECTIVE.search(ctx.source.text):  # most files: skip reading every comment
         return diagnostics
@@ -87,7 +125,7 @@ def apply_suppressions(
                 break
         if hit is None:
             kept.append(diagnostic)
-    if ctx.settings.enabled("unused-suppression", "meta"):
+    if ctx.settings.enabled(UNUSED_SUPPRESSION.code, UNUSED_SUPPRESSION.family):
         kept.extend(malformed)
         for directive in directives:
             kept.extend(_unused(ctx, directive, families))
@@ -167,12 +205,33 @@ def _unused(ctx: RuleContext, directive: _Directive, families: tuple[str, ...]) 
 
 
 def _diagnostic(ctx: RuleContext, message: str, span: Span, fix: str | None) -> Diagnostic:
-    info = REGISTRY.rules["unused-suppression"]
-    return Diagnostic(
-        code=info.code,
-        severity=info.severity,
-        message=message,
-        file=ctx.file,
-        span=span,
-        fix=fix or info.fix,
-    )
+    return UNUSED_SUPPRESSION.diagnostic(message, file=ctx.file, span=span, fix=fix or UNUSED_SUPPRESSION.fix)
+
+
+def _without_comment(line: str, start: int) -> str | None:
+    """The line without its comment (from column `start`); None when nothing is left."""
+    before = line[:start].rstrip(" \t")
+    if not before.strip():
+        return None
+    return before + ("\r" if line.endswith("\r") else "")
+
+
+def _comment_start(line: str) -> int | None:
+    """Column (0-based) of the `#` that starts the line's comment, outside any string."""
+    quote: str | None = None
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote is None:
+            if c == "#":
+                return i
+            if line.startswith(('"""', "'''"), i):
+                return None  # a multi-line string: not worth the risk
+            if c in "\"'":
+                quote = c
+        elif c == "\\" and quote == '"':
+            i += 1
+        elif c == quote:
+            quote = None
+        i += 1
+    return None

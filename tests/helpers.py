@@ -22,6 +22,10 @@ SARIF_SCHEMA = SHARED / "data" / "sarif" / "sarif-schema-2.1.0.json"
 
 requires_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not present (fresh clone)")
 
+#: A golden case folder may hold a Leviath installation for the checks that need one:
+#: `Settings` key → file name in the folder.
+INSTALLATION = {"leviath_config": "leviath-config.toml", "leviath_models": "lev-models.txt"}
+
 #: Prepended by `run` when a snippet has no [agent] table, so tests stay short.
 AGENT = '[agent]\nname = "t"\n\n'
 
@@ -34,9 +38,28 @@ def run(source: str, *, settings: Settings | None = None, agent: bool = True) ->
     return validate_text(text, "test.leviath", settings or Settings())
 
 
+def rules_of(*modules: str) -> tuple[str, ...]:
+    """The codes of every rule the named modules define (`"lint.graph"` for
+    `compiler.rules.lint.graph`), as the registry has them."""
+    from compiler.rules.registry import REGISTRY
+
+    names = {f"compiler.rules.{m}" for m in modules}
+    return tuple(rule.code for rule in REGISTRY.all() if rule.module in names)
+
+
 def codes(source: str, **kwargs) -> list[str]:
     """Sorted codes of every finding (pyflakes-style: wording changes break no test)."""
     return sorted(d.code for d in run(source, **kwargs).diagnostics)
+
+
+def installation(folder: Path) -> dict[str, str]:
+    """The installation files of a case folder, as `Settings` keywords (paths relative to the
+    checkout, so run from there)."""
+    return {
+        key: (folder / name).relative_to(ROOT).as_posix()
+        for key, name in INSTALLATION.items()
+        if (folder / name).is_file()
+    }
 
 
 def golden_id(case: Path) -> str:

@@ -14,25 +14,16 @@ import pytest
 from compiler.config import Settings
 from compiler.pipeline import validate_bytes
 from compiler.render.text import render_report
-from helpers import ROOT, assert_golden, golden_id
+from helpers import ROOT, assert_golden, golden_id, installation
 
 CASES = Path(__file__).parent / "cases"
 CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
-#: A case folder may hold a Leviath installation for the checks that need one.
-INSTALLATION = {"leviath_config": "leviath-config.toml", "leviath_models": "lev-models.txt"}
-
-
 def render_case(path: Path) -> tuple[str, list[str]]:
     """The report of one case; paths of installation files are relative to the checkout."""
     display = path.relative_to(CASES).as_posix()
-    installed = {
-        key: (path.parent / name).relative_to(ROOT).as_posix()
-        for key, name in INSTALLATION.items()
-        if (path.parent / name).is_file()
-    }
-    result = validate_bytes(display, path.read_bytes(), Settings(**installed))
+    result = validate_bytes(display, path.read_bytes(), Settings(**installation(path.parent)))
     return render_report([(result.diagnostics, result.source)], color=False), [d.code for d in result.diagnostics]
 
 

@@ -5,26 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import CORPUS, ROOT, assert_codes, requires_shared, run
+from helpers import CORPUS, ROOT, assert_codes, requires_shared, rules_of, run
 
 from compiler.config import Settings
 from compiler.pipeline import validate_file
-from compiler.rules.registry import REGISTRY
 
-GRAPH_CODES = (
-    "unreachable-stage",
-    "cycle-without-max-revisits",
-    "output-unreachable",
-    "allow-complete-skips-output",
-    "entry-stage-not-first",
-    "dead-end-possible",
-    "fanout-no-escape",
-    "dead-end-edge-to-itself",
-    "stuck-threshold-after-cap",
-    "max-iterations-edge-without-cap",
-    "edge-target-always-spent",
-    "shadowed-edge",
-)
+GRAPH_CODES = rules_of("lint.graph", "lint.escapes", "lint.budgets")
 #: These rules plus every structure rule (so a shape the structure layer rejects shows too).
 MINE = Settings(select=GRAPH_CODES + ("structure",))
 
@@ -35,40 +21,6 @@ def check(source: str, *expected: str) -> None:
 
 def findings(source: str, code: str):
     return [d for d in run(source, settings=MINE).diagnostics if d.code == code]
-
-
-# --- registry -----------------------------------------------------------------------------
-
-
-LEVIATH = {
-    "unreachable-stage": "warning",
-    "cycle-without-max-revisits": "warning",
-    "output-unreachable": "error",
-    "allow-complete-skips-output": "warning",
-    "dead-end-possible": "warning",
-    "fanout-no-escape": "warning",
-}
-
-
-@pytest.mark.parametrize("code", GRAPH_CODES)
-def test_rules_are_registered_with_the_reference_slug_and_severity(code):
-    rule = REGISTRY.get(code)
-    assert rule is not None and rule.family == "lint"
-    if code in LEVIATH:
-        assert (rule.leviath, rule.severity) == (code, LEVIATH[code])
-    else:
-        assert rule.leviath is None and rule.severity == "warning"
-
-
-@pytest.mark.parametrize("code", GRAPH_CODES)
-def test_documented_examples_show_the_rule(code):
-    """The example fires the rule; the fixed example is clean under every rule but the note every
-    branching stage carries (Leviath's routing fallback is in hash-map order whatever the file says)."""
-    rule = REGISTRY.get(code)
-    assert code in [d.code for d in run(rule.example).diagnostics]
-    assert rule.example_fixed is not None
-    fixed = run(rule.example_fixed).diagnostics
-    assert [(d.code, d.message) for d in fixed if d.code != "unordered-routing-fallback"] == []
 
 
 # --- unreachable-stage / output-unreachable -----------------------------------------------
@@ -360,7 +312,10 @@ def test_done_after_the_output_stage_or_off_its_path_is_fine():
 def test_done_is_only_offered_by_a_routing_stage():
     # No transitions table (falls through), or no normal edge: allow_complete is ignored-key there.
     check("[stages.work]\nallow_complete = true" + OUTPUT, "ignored-key")
-    check('[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT, "ignored-key")
+    check(
+        '[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT,
+        "ignored-key",
+    )
     check("[stages.work]\nallow_complete = true\n[stages.work.transitions.done]\n[stages.done.transitions]")
 
 
@@ -638,7 +593,9 @@ def test_a_second_edge_of_the_same_condition_is_shadowed():
     (d,) = findings(two_edges(), "shadowed-edge")
     assert d.key_path == "stages.work.transitions.second"
     (d,) = findings(two_edges("stuck", "stuck", thresholds="stuck_after_minutes = 5"), "shadowed-edge")
-    assert d.message.endswith("its thresholds are never evaluated; Leviath's order is not this one (ambiguous-edge-order)")
+    assert d.message.endswith(
+        "its thresholds are never evaluated; Leviath's order is not this one (ambiguous-edge-order)"
+    )
 
 
 def test_edges_that_are_not_shadowed():

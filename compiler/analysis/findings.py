@@ -14,11 +14,20 @@ from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
 from ..runtime.words import words
 from . import traces
+from .rules import (
+    ANALYSIS_INCOMPLETE,
+    EDGE_NEVER_TAKEN,
+    OUTPUT_CAN_BE_SKIPPED,
+    RUN_CAN_LOOP_FOREVER,
+    RUN_CAN_STRAND,
+    STAGE_NEVER_ENTERED,
+)
 from .traces import Trace
 
 if TYPE_CHECKING:
     from ..diagnostics import KeyPath
     from ..ir.model import Edge, Stage
+    from ..rules.registry import Rule
     from .runs import RunGraph
 
 #: Edge conditions whose edges are reported when no run takes them. A dead_end edge is a
@@ -30,15 +39,24 @@ NORMAL_ENDS = frozenset({"always", "llm_choice", "fall_through", "merge"})
 
 @dataclass(frozen=True)
 class Finding:
-    code: str
+    rule: "Rule"
     message: str
     #: Where the finding is written in the blueprint.
     path: "KeyPath"
     stage: str | None
+    #: The rule's own fix hint unless given.
     fix: str | None = None
     trace: Trace | None = None
     #: Other places that explain it: (message, key path).
     related: tuple[tuple[str, "KeyPath"], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.fix is None:
+            object.__setattr__(self, "fix", self.rule.fix)
+
+    @property
+    def code(self) -> str:
+        return self.rule.code
 
 
 def find_all(graph: "RunGraph", cycle_sets: list[list[int]], *, complete: bool = True) -> list[Finding]:
@@ -51,12 +69,11 @@ def find_all(graph: "RunGraph", cycle_sets: list[list[int]], *, complete: bool =
     if not complete:
         out.append(
             Finding(
-                "analysis-incomplete",
+                ANALYSIS_INCOMPLETE,
                 f"the analysis stopped at its limit of {graph.limit:,} run states, so it cannot say what no run "
                 "does: stages never entered, edges never taken and the cost ceiling are not reported",
                 (),
                 None,
-                fix="lower max_revisits on stages of large loops, or split the blueprint",
             )
         )
         return out
@@ -128,7 +145,7 @@ def _strands(graph: "RunGraph") -> Iterator[Finding]:
         ir_stage = graph.ir.stage(stage)
         spent = [e.target for e in ir_stage.normal_edges] if ir_stage is not None else []
         yield Finding(
-            "run-can-strand",
+            RUN_CAN_STRAND,
             f"a run can strand in stage '{stage}': once {quoted(spent)} "
             f"{'has' if len(spent) == 1 else 'have'} used up {'its' if len(spent) == 1 else 'their'} "
             f"max_revisits, the stage ends with no normal edge left and no dead_end or error edge to take, "
@@ -136,7 +153,6 @@ def _strands(graph: "RunGraph") -> Iterator[Finding]:
             "traced below)",
             stage_path(stage),
             stage,
-            fix='add a condition = "dead_end" edge to a stage without max_revisits (usually the output stage)',
             trace=trace,
         )
 
@@ -160,17 +176,16 @@ def _loops(graph: "RunGraph", cycle_sets: list[list[int]]) -> Iterator[Finding]:
         if trace is None:
             continue
         reported.add(stages)
-        loop = trace.steps[len(prefix):]
+        loop = trace.steps[len(prefix) :]
         names = " → ".join(f"'{s.stage}'" for s in loop) + f" → '{loop[0].stage}'"
         conditions = sorted({s.exit[2] for s in loop if s.exit[0] == "edge"})
         yield Finding(
-            "run-can-loop-forever",
+            RUN_CAN_LOOP_FOREVER,
             f"a run can loop for ever: {names} brings it back to the same state (every revisit budget "
             f"it reads answers the same), so it can go round without end; it moves by "
             f"{', '.join(conditions)} edges",
             stage_path(loop[0].stage),
             loop[0].stage,
-            fix="set max_revisits on a stage of the loop that a transition enters",
             trace=trace,
         )
 
@@ -216,7 +231,7 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
         ways = [edge for edge in static.in_edges(stage.name, run_edge) if edge.source != stage.name]
         related = [(f"{edge.describe()} is never taken", edge.path) for edge in ways]
         why = "given the edges' conditions and the revisit budgets, none of the ways in is ever taken"
-        fix = "check the conditions and max_revisits on the edges into it, or delete the stage"
+        fix = None
         if any(edge.edge is not None and _unroutable(edge.edge) for edge in ways):
             why += (
                 "; no routing answer can name it (an answer is read as words of letters, digits and _ "
@@ -224,7 +239,7 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
             )
             fix = "rename the stage with letters, digits and underscores only"
         yield Finding(
-            "stage-never-entered",
+            STAGE_NEVER_ENTERED,
             f"no run can enter stage '{stage.name}': the stage graph leads to it, but {why}",
             stage_path(stage.name),
             stage.name,
@@ -301,7 +316,7 @@ def _skip_finding(graph, parents, node, key, number, exit, outputs, reported) ->
             "no final output was submitted"
         )
         path, fix = stage_path(stage), _fix_for_a_stranded_end(graph.ir.stage(stage))
-    return Finding("output-can-be-skipped", message, path, stage, fix=fix, trace=trace)
+    return Finding(OUTPUT_CAN_BE_SKIPPED, message, path, stage, fix=fix, trace=trace)
 
 
 def _fix_for_a_stranded_end(stage: "Stage | None") -> str:
@@ -347,7 +362,7 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
             if ir.stage(edge.target) is None or (stage.name, edge.target, edge.condition) in taken:
                 continue
             yield Finding(
-                "edge-never-taken",
+                EDGE_NEVER_TAKEN,
                 f"no run takes transition '{stage.name}' → '{edge.target}' ({edge.condition}): "
                 + _why_not_taken(stage, edge, available.get(stage.name, set()), stage.name in ends_normally, default),
                 edge_path(stage.name, edge.target),
@@ -375,8 +390,7 @@ def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_norma
         return "an error never reaches it"
     if not ends_normally:
         return (
-            f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always "
-            "ends it first"
+            f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always ends it first"
         )
     if _unroutable(edge):
         return (

@@ -11,20 +11,19 @@ from typing import Iterator
 
 from ..diagnostics import Diagnostic
 from ..rules.context import RuleContext
-from ..rules.lint.snippets import stage as declared
-from ..rules.registry import check, define
-
-FAMILY = "analysis"
+from ..rules.lint.escapes import DEAD_END_POSSIBLE
+from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
+from ..rules.snippets import stage as declared
+from ..rules.registry import ANALYSIS
 
 
 def _blueprint(*blocks: str) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-define(
+RUN_CAN_STRAND = ANALYSIS.define(
     "run-can-strand",
     severity="warning",
-    family=FAMILY,
     summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
     rationale=(
         "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
@@ -66,10 +65,9 @@ define(
     ),
 )
 
-define(
+RUN_CAN_LOOP_FOREVER = ANALYSIS.define(
     "run-can-loop-forever",
     severity="warning",
-    family=FAMILY,
     summary="Some run can go round a cycle of stage visits for ever: no budget bounds it.",
     rationale=(
         "A run state is the stage being entered, the visit count of every stage whose "
@@ -108,10 +106,9 @@ define(
     ),
 )
 
-define(
+STAGE_NEVER_ENTERED = ANALYSIS.define(
     "stage-never-entered",
     severity="warning",
-    family=FAMILY,
     summary="The stage graph leads to a stage, but no run ever enters it.",
     rationale=(
         "`unreachable-stage` asks whether any edge leads to a stage. This asks whether any run "
@@ -143,10 +140,9 @@ define(
     fix="check the conditions and max_revisits on the edges into it, or delete the stage",
 )
 
-define(
+EDGE_NEVER_TAKEN = ANALYSIS.define(
     "edge-never-taken",
     severity="warning",
-    family=FAMILY,
     summary="A transition that no run ever takes.",
     rationale=(
         "An always/llm_choice, error, max_iterations or stuck edge is written to be taken in "
@@ -187,13 +183,12 @@ define(
     fix="check the edge's condition, its target's max_revisits and the stage's other edges, or drop the edge",
 )
 
-define(
+OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
     "output-can-be-skipped",
     severity="warning",
-    family=FAMILY,
     summary="Some run ends without ever entering the blueprint's output stage.",
     rationale=(
-        "A `mode = \"output\"` stage is where a run hands back its answer. A run that completes "
+        'A `mode = "output"` stage is where a run hands back its answer. A run that completes '
         "with DONE before reaching it returns nothing; a run that reaches the end of another "
         "stage with no edge left fails, because no final output was submitted. The analysis "
         "follows every run and reports each stage where one can end without having entered an "
@@ -231,10 +226,9 @@ define(
     ),
 )
 
-define(
+ANALYSIS_INCOMPLETE = ANALYSIS.define(
     "analysis-incomplete",
     severity="note",
-    family=FAMILY,
     summary="The run analysis stopped at its state limit, so it reports only what it found.",
     rationale=(
         "The analysis explores run states (a stage entered with the visit counts its budgets "
@@ -244,7 +238,7 @@ define(
         "— nor the cost ceiling."
     ),
     example=_blueprint(
-        "# Picture eighteen stages like s1 and s2, each able to send the run to every other:",
+        "# blueprint check --max-states 4  (the default limit, 200,000, takes many more stages like these)",
         declared("s1", "max_revisits = 1"),
         '[stages.s1.transitions.s2]\n[stages.s1.transitions.done]\nhint = "finished"',
         declared("s2", "max_revisits = 1"),
@@ -255,25 +249,23 @@ define(
     fix="lower max_revisits on stages of large loops, or split the blueprint",
 )
 
-#: Every code this family emits.
-CODES = (
-    "run-can-strand",
-    "run-can-loop-forever",
-    "stage-never-entered",
-    "edge-never-taken",
-    "output-can-be-skipped",
-    "analysis-incomplete",
-)
 #: Validate-family codes whose question this family answers exactly: `blueprint check`
 #: reports the analysis finding (or nothing) instead.
 SUPERSEDES = {
-    "dead-end-possible": "run-can-strand",
-    "cycle-without-max-revisits": "run-can-loop-forever",
-    "allow-complete-skips-output": "output-can-be-skipped",
+    DEAD_END_POSSIBLE.code: RUN_CAN_STRAND.code,
+    CYCLE_WITHOUT_MAX_REVISITS.code: RUN_CAN_LOOP_FOREVER.code,
+    ALLOW_COMPLETE_SKIPS_OUTPUT.code: OUTPUT_CAN_BE_SKIPPED.code,
 }
 
 
-@check(*CODES, family=FAMILY)
+@ANALYSIS.check(
+    RUN_CAN_STRAND,
+    RUN_CAN_LOOP_FOREVER,
+    STAGE_NEVER_ENTERED,
+    EDGE_NEVER_TAKEN,
+    OUTPUT_CAN_BE_SKIPPED,
+    ANALYSIS_INCOMPLETE,
+)
 def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
     from .core import analyze_cached
     from .findings import trace_path
@@ -283,11 +275,10 @@ def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
         related = list(finding.related)
         if finding.trace is not None:
             related = [
-                (f"{number}. {step.describe()}", trace_path(step))
-                for number, step in enumerate(finding.trace.steps, 1)
+                (f"{number}. {step.describe()}", trace_path(step)) for number, step in enumerate(finding.trace.steps, 1)
             ] + related
         yield ctx.report(
-            finding.code,
+            finding.rule,
             finding.message,
             finding.path,
             stage=finding.stage,

@@ -12,7 +12,7 @@ import textwrap
 
 import click
 
-from ..rules.registry import REGISTRY, RuleInfo
+from ..rules.registry import REGISTRY, Rule
 from .common import format_option
 from .errors import CliError, emit
 
@@ -45,7 +45,7 @@ def rule_command(code: str, output_format: str) -> None:
         emit(rule_page(info))
 
 
-def rule_dict(rule: RuleInfo) -> dict:
+def rule_dict(rule: Rule) -> dict:
     return {
         "code": rule.code,
         "severity": rule.severity,
@@ -61,17 +61,15 @@ def rule_dict(rule: RuleInfo) -> dict:
     }
 
 
-def rules_table(rules: list[RuleInfo]) -> str:
+def rules_table(rules: list[Rule]) -> str:
     header = ("CODE", "SEVERITY", "FAMILY", "SUMMARY")
     rows = [header] + [(r.code, r.severity, r.family, r.summary) for r in rules]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = [
-        f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip() for row in rows
-    ]
+    lines = [f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip() for row in rows]
     return "\n".join(lines) + f"\n\n{len(rules)} rules; 'blueprint rule CODE' explains one.\n"
 
 
-def rule_page(rule: RuleInfo) -> str:
+def rule_page(rule: Rule) -> str:
     """The rule as Markdown: readable in a terminal, and the same shape as docs/rules/."""
     reference = f" · Leviath: {rule.leviath}" if rule.leviath else ""
     parts = [

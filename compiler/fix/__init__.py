@@ -1,6 +1,7 @@
 """`blueprint validate --fix`: rewrite findings whose fix cannot change what a run does.
 
-Which rules are fixable is a field of their registry entry (`RuleInfo.fixable`); today:
+A rule is fixable when it declares a fixer (`define(..., fixer=...)`, see
+`compiler.rules.fixers`); the engine here finds fixers through the registry. Today:
 
 - `stage-missing-mode`: writes `mode = "autonomous"`, the mode the stage already runs in;
 - `non-canonical-value`: the canonical spelling of an alias or a letter case the runtime
@@ -14,12 +15,13 @@ Which rules are fixable is a field of their registry entry (`RuleInfo.fixable`);
 - `rejected-key`: renames the old stage key `tool_result_routing` to `tool_routing`;
 - `unused-suppression`: drops a directive, or a code of one, that suppresses nothing.
 
-Keys and values are edited through tomlkit and comments cut at their exact position, so every
-other byte of the file stays as it was. Every pass is checked before it is kept: the fixed
-text must read back to the *same* typed blueprint (the IR the runner consumes) and must not
-add or lose any other finding. The two old-spelling fixes change a run on purpose (a key
-Leviath ignored or refused is read); for them the fixed text must mean exactly the original
-with each old key read where it now belongs. A file with syntax errors is never touched.
+Keys and values are edited through tomlkit (`toml_edits.py`) and comments cut at their exact
+position (`lines.py`), so every other byte of the file stays as it was. Every pass is checked
+before it is kept: the fixed text must read back to the *same* typed blueprint (the IR the
+runner consumes) and must not add or lose any other finding. The two old-spelling fixes
+change a run on purpose (a key Leviath ignored or refused is read); their fixer's `meant`
+says how, and the fixed text must mean exactly the original with each old key read where it
+now belongs. A file with syntax errors is never touched.
 """
 
 from __future__ import annotations
@@ -29,12 +31,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_SETTINGS, Settings
-from .comments import COMMENT_CODES, apply_comment_fixes
-from .toml_edits import TOML_CODES, apply_toml_fixes
+from ..rules.fixers import KeyFix, LineFix
+from .lines import apply_line_fixes
+from .toml_edits import apply_key_fixes
 
 if TYPE_CHECKING:
-    from ..diagnostics import Diagnostic
+    from ..diagnostics import Diagnostic, KeyPath
+    from ..ir.model import Blueprint
     from ..pipeline import FileResult
+    from ..rules.fixers import Fixer
+    from ..rules.registry import Rule
 
 #: Rounds of validate → fix; a fix can reveal another (a directive that now matches nothing).
 MAX_PASSES = 4
@@ -64,6 +70,30 @@ def fixable_codes() -> frozenset[str]:
     return frozenset(rule.code for rule in REGISTRY.all() if rule.fixable)
 
 
+def rule_of(finding: "Diagnostic") -> "Rule | None":
+    from ..rules.registry import REGISTRY
+
+    return REGISTRY.get(finding.code)
+
+
+def fixer_of(finding: "Diagnostic") -> "Fixer | None":
+    rule = rule_of(finding)
+    return rule.fixer if rule is not None else None
+
+
+def fix_pass(text: str, findings: list["Diagnostic"]) -> tuple[str, list["Diagnostic"]]:
+    """`text` with one pass of fixes applied, and the findings fixed: the key fixes of
+    `findings` together, or, when none applies, their line fixes (which need the positions of
+    this very text, so they never share a pass with an edit that moves them)."""
+    fixers = {finding: fixer_of(finding) for finding in findings}
+    keys = [(d, f) for d, f in fixers.items() if isinstance(f, KeyFix)]
+    new_text, done = apply_key_fixes(text, keys) if keys else (text, [])
+    if not done:
+        lines = [(d, f) for d, f in fixers.items() if isinstance(f, LineFix)]
+        new_text, done = apply_line_fixes(text, lines) if lines else (text, [])
+    return new_text, done
+
+
 def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> FixOutcome:
     """Fix every fixable finding of one file; never raises on bad input."""
     from ..pipeline import validate_bytes
@@ -79,13 +109,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     fixed: list["Diagnostic"] = []
     problem = None
     for _ in range(MAX_PASSES):
-        todo = [d for d in result.diagnostics if d.code in codes]
-        # Key and value edits first; comment cuts in a pass of their own, at fresh positions.
-        toml = [d for d in todo if d.code in TOML_CODES]
-        new_text, done = apply_toml_fixes(text, toml) if toml else (text, [])
-        if not done:
-            comments = [d for d in todo if d.code in COMMENT_CODES]
-            new_text, done = apply_comment_fixes(text, comments) if comments else (text, [])
+        new_text, done = fix_pass(text, [d for d in result.diagnostics if d.code in codes])
         if not done or new_text == text:
             break
         new_result = validate_bytes(path, bom + new_text.encode("utf-8"), settings)
@@ -107,23 +131,33 @@ def has_syntax_errors(result: "FileResult") -> bool:
     )
 
 
-def _meant(before: "FileResult", done: list["Diagnostic"]) -> object:
-    """What the original file means with its old spellings read where Leviath reads them now
-    (the only change a fix may make to a run); None when no old spelling was fixed."""
+def meant_blueprint(before: "FileResult", done: list["Diagnostic"]) -> "Blueprint | None":
+    """The blueprint the fixed file must read back to: the original's, unless a fixer of
+    `done` changes the meaning on purpose (its `meant`: an old spelling read where Leviath
+    reads it now)."""
+    paths: dict["Rule", list["KeyPath"]] = {}
+    for finding in done:
+        rule = rule_of(finding)
+        if rule is not None and rule.fixer is not None and rule.fixer.meant is not None:
+            paths.setdefault(rule, []).append(finding.path)
+    if not paths or before.document is None:
+        return before.blueprint
     from ..ir.build import build_blueprint
-    from ..rules.lint.outdated import with_current_spellings
 
-    moved = [d.path for d in done if d.code in ("outdated-key", "rejected-key")]
-    if not moved or before.document is None:
-        return None
-    return build_blueprint(with_current_spellings(before.document, moved))
+    document = before.document
+    for rule, fixed in paths.items():
+        assert rule.fixer is not None and rule.fixer.meant is not None
+        document = rule.fixer.meant(document, fixed)
+    return build_blueprint(document)
 
 
-def unsafe_reason(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
+def unsafe_reason(
+    before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]
+) -> str | None:
     """Why the fixed text must not be kept, or None when it is safe."""
     if after.blueprint is None or has_syntax_errors(after):
         return "the fixed file does not parse"
-    if after.blueprint != before.blueprint and after.blueprint != _meant(before, done):
+    if after.blueprint != before.blueprint and after.blueprint != meant_blueprint(before, done):
         return "the fixed file would run differently"
 
     def others(result: "FileResult") -> Counter:
@@ -139,4 +173,4 @@ def unsafe_reason(before: "FileResult", after: "FileResult", done: list["Diagnos
     return None
 
 
-__all__ = ["FixOutcome", "MAX_PASSES", "fix_bytes", "fixable_codes"]
+__all__ = ["FixOutcome", "MAX_PASSES", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]

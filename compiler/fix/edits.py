@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Iterable
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span
 from ..parse.source import LineIndex
+from ..rules.fixers import KeyFix
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..pipeline import FileResult
+    from ..rules.registry import Rule
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def fixes_for(
 ) -> dict["Diagnostic", Fix]:
     """Each fixable finding of `result` (or of `only`, a subset of its findings) mapped to the
     edits that fix it on its own. A finding that cannot be fixed safely is left out."""
-    from . import fixable_codes, has_syntax_errors
+    from . import fixable_codes, has_syntax_errors, rule_of
 
     if result.source is None or result.blueprint is None or has_syntax_errors(result):
         return {}
@@ -67,7 +69,7 @@ def fixes_for(
     text = result.source.text
     present = set(result.diagnostics)
     todo = [d for d in wanted if d.code in codes and d in present]
-    found = {d: Fix(_title(d), edits) for d, edits in _edits_of_each(text, todo).items() if edits}
+    found = {d: Fix(_fix_title(rule_of(d), d), edits) for d, edits in _edits_of_each(text, todo).items() if edits}
     if not found:
         return {}
     if _safe(result, found, settings):
@@ -80,7 +82,11 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     when a span lies outside the text."""
     starts = _line_starts(text)
     located = sorted(
-        (_offset(starts, text, e.span.line, e.span.column), _offset(starts, text, e.span.end_line, e.span.end_column), e.new_text)
+        (
+            _offset(starts, text, e.span.line, e.span.column),
+            _offset(starts, text, e.span.end_line, e.span.end_column),
+            e.new_text,
+        )
         for e in edits
     )
     out: list[str] = []
@@ -120,23 +126,17 @@ def _edits_of_each(text: str, diagnostics: list["Diagnostic"]) -> dict["Diagnost
     whole file: they are applied in one pass and the changes shared out by position (each
     change belongs to the last finding before it), and a finding whose share is unclear is
     fixed again on its own."""
-    from .comments import COMMENT_CODES, apply_comment_fixes
-    from .toml_edits import TOML_CODES, apply_toml_fixes
+    from . import fix_pass, fixer_of
 
     edits: dict["Diagnostic", tuple[TextEdit, ...]] = {}
-    toml = [d for d in diagnostics if d.code in TOML_CODES and d.span is not None]
-    if len(toml) > 1:
-        new_text, done = apply_toml_fixes(text, toml)
+    by_key = [d for d in diagnostics if isinstance(fixer_of(d), KeyFix) and d.span is not None]
+    if len(by_key) > 1:
+        new_text, done = fix_pass(text, by_key)
         edits.update(_share_out(text_edits(text, new_text), done))
     for diagnostic in diagnostics:
         if diagnostic in edits:
             continue
-        if diagnostic.code in TOML_CODES:
-            new_text, done = apply_toml_fixes(text, [diagnostic])
-        elif diagnostic.code in COMMENT_CODES:
-            new_text, done = apply_comment_fixes(text, [diagnostic])
-        else:
-            continue
+        new_text, done = fix_pass(text, [diagnostic])
         if done:
             edits[diagnostic] = text_edits(text, new_text)
     return edits
@@ -264,12 +264,9 @@ def _span(index: LineIndex, start: int, end: int) -> Span:
     return Span(line, column, end_line, end_column)
 
 
-def _title(diagnostic: "Diagnostic") -> str:
-    from ..rules.registry import REGISTRY
-
-    info = REGISTRY.get(diagnostic.code)
-    hint = diagnostic.fix or (info.fix if info else None)
-    return f"Fix {diagnostic.code}: {hint}" if hint else f"Fix {diagnostic.code}"
+def _fix_title(rule: "Rule | None", finding: "Diagnostic") -> str:
+    assert rule is not None  # only findings of fixable rules get here
+    return rule.fix_title(finding)
 
 
 def _safe(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> bool:

@@ -16,9 +16,37 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
+from ..rules.registry import SYNTAX
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 8 * 1024 * 1024
+
+INVALID_ENCODING = SYNTAX.define(
+    "invalid-encoding",
+    severity="error",
+    summary="The file is not valid UTF-8.",
+    rationale=(
+        "TOML files are UTF-8 text, and the reference runtime refuses to load anything else. "
+        "The rest of the file is still checked, with the bad bytes replaced, so other findings "
+        "are not hidden."
+    ),
+    example='[agent]\nname = "caf\\xe9"   # saved as Latin-1: the byte 0xE9 is not UTF-8',
+    fix="re-save the file as UTF-8",
+    illustrative_example="it stands for a byte that is not UTF-8, which no text can hold",
+)
+
+FILE_TOO_LARGE = SYNTAX.define(
+    "file-too-large",
+    severity="error",
+    summary="The file is larger than any blueprint could reasonably be (8 MiB).",
+    rationale=(
+        "Real blueprints are tens of kilobytes. A file this large is almost certainly not the "
+        "blueprint you meant, and reading it would only waste time and memory."
+    ),
+    example="# an 80 MB log file passed by mistake",
+    fix="split the blueprint, or check that this is the file you meant",
+    illustrative_example="it stands for a file of more than 8 MiB",
+)
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -113,21 +141,15 @@ def decode(path: str, data: bytes) -> tuple[SourceFile, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     if len(data) > MAX_FILE_BYTES:
         diagnostics.append(
-            Diagnostic(
-                code="file-too-large",
-                severity="error",
-                message=(
-                    f"file is {len(data):,} bytes; blueprints larger than {MAX_FILE_BYTES:,} bytes "
-                    "are not read"
-                ),
+            FILE_TOO_LARGE.diagnostic(
+                f"file is {len(data):,} bytes; blueprints larger than {MAX_FILE_BYTES:,} bytes are not read",
                 file=path,
                 span=Span(1, 1, 1, 2),
-                fix="split the blueprint, or check that this is the file you meant",
             )
         )
         return SourceFile(path, ""), diagnostics
     if data.startswith(_BOM):
-        data = data[len(_BOM):]
+        data = data[len(_BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -141,15 +163,12 @@ def _encoding_diagnostic(path: str, data: bytes, exc: UnicodeDecodeError) -> Dia
     line_start = data.rfind(b"\n", 0, bad) + 1
     line = data.count(b"\n", 0, bad) + 1
     column = len(data[line_start:bad].decode("utf-8", errors="replace")) + 1
-    more = _count_bad_sequences(data[exc.end:])
+    more = _count_bad_sequences(data[exc.end :])
     tail = f" (and {more} more invalid sequence{'s' if more != 1 else ''} later in the file)" if more else ""
-    return Diagnostic(
-        code="invalid-encoding",
-        severity="error",
-        message=f"byte 0x{data[bad]:02x} is not valid UTF-8{tail}; a blueprint must be UTF-8 text",
+    return INVALID_ENCODING.diagnostic(
+        f"byte 0x{data[bad]:02x} is not valid UTF-8{tail}; a blueprint must be UTF-8 text",
         file=path,
         span=Span.point(line, column),
-        fix="re-save the file as UTF-8",
     )
 
 
@@ -161,5 +180,5 @@ def _count_bad_sequences(data: bytes) -> int:
             return count
         except UnicodeDecodeError as exc:
             count += 1
-            data = data[exc.end:]
+            data = data[exc.end :]
     return count

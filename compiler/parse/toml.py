@@ -12,12 +12,57 @@ import tomllib
 from typing import Any
 
 from ..diagnostics import Diagnostic, Related, Span, format_key_path
+from ..rules.registry import SYNTAX
+from ..rules.snippets import stage as declared
 from .comments import TOKENS
 from .positions import PositionIndex
 from .source import SourceFile
 
 #: Deeper than any blueprint needs; keeps every later recursive walk well inside the stack.
 MAX_DEPTH = 48
+
+TOML_SYNTAX = SYNTAX.define(
+    "toml-syntax",
+    severity="error",
+    summary="The file is not valid TOML 1.0.",
+    rationale=(
+        "Nothing can be read from a file that does not parse; the reference runtime refuses it "
+        "with 'Failed to parse agent.leviath'. Only the first syntax error can be reported: "
+        "after it, the reader cannot know what the rest of the file means."
+    ),
+    example='[agent]\nname = "coder\n\n' + declared("plan", max_iterations=10),
+    example_fixed='[agent]\nname = "coder"\n\n' + declared("plan", max_iterations=10),
+    fix="correct the TOML at the position shown",
+    leviath="P1",
+)
+
+DUPLICATE_KEY = SYNTAX.define(
+    "duplicate-key",
+    severity="error",
+    summary="A key or table header appears twice.",
+    rationale=(
+        "TOML forbids defining a key or a table twice, and the reference runtime refuses the "
+        "file. It usually means two edits of the same setting, and only one of them can be "
+        "what the author meant. This is also why two stages, regions or edges can never share "
+        "a name."
+    ),
+    example='[agent]\nname = "dup"\n\n' + declared("plan", "max_iterations = 20", max_iterations=10),
+    example_fixed='[agent]\nname = "dup"\n\n' + declared("plan"),
+    fix="TOML allows each key and table once; merge the two definitions",
+    leviath="P1, V1",
+)
+
+NESTING_TOO_DEEP = SYNTAX.define(
+    "nesting-too-deep",
+    severity="error",
+    summary="Arrays or tables nest deeper than 48 levels.",
+    rationale=(
+        "No blueprint key nests more than a handful of levels. Absurd nesting is either "
+        "generated garbage or an attempt to exhaust the reader, so it is refused up front."
+    ),
+    example="[agent]\nname = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    fix="flatten the nested value",
+)
 
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 _OVERWRITE = re.compile(r"^Cannot (?:overwrite a value|declare .* twice|mutate immutable namespace)")
@@ -51,21 +96,14 @@ def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diag
             line, column = int(match.group(1)), int(match.group(2))
     span = source.lines.end_span() if line is None else Span.point(line, column)
     message = raw[:1].lower() + raw[1:]
-    fix = None
+    fix = None  # the parser's message says what is wrong; "correct the TOML" adds nothing
     if _OVERWRITE.match(raw) and line is not None:
         duplicate = _explain_duplicate(source, line)
         if duplicate is not None:
             return duplicate
         message = f"a key or table is defined twice: {message}"
         fix = "TOML keys and table headers must be unique; merge the two definitions"
-    return Diagnostic(
-        code="toml-syntax",
-        severity="error",
-        message=f"invalid TOML: {message}",
-        file=source.path,
-        span=span,
-        fix=fix,
-    )
+    return TOML_SYNTAX.diagnostic(f"invalid TOML: {message}", file=source.path, span=span, fix=fix)
 
 
 def _explain_duplicate(source: SourceFile, line: int) -> Diagnostic | None:
@@ -87,14 +125,11 @@ def _explain_duplicate(source: SourceFile, line: int) -> Diagnostic | None:
         return None
     shown = format_key_path(path)
     what = f"table [{shown}]" if is_header else f"key '{shown}'"
-    return Diagnostic(
-        code="duplicate-key",
-        severity="error",
-        message=f"{what} is defined twice (first at line {first.line})",
+    return DUPLICATE_KEY.diagnostic(
+        f"{what} is defined twice (first at line {first.line})",
         file=source.path,
         path=path,
         span=Span(line, key_start + 1, line, key_end + 1),
-        fix="TOML allows each key and table once; merge the two definitions",
         related=(Related("first defined here", path, first),),
     )
 
@@ -146,10 +181,8 @@ def _huge_integer(source: SourceFile, index: PositionIndex, path: tuple, value: 
     """TOML integers are 64-bit; tomllib accepts more, the reference's reader does not."""
     span, _ = index.locate(path, prefer="value")
     shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:12]}…({len(str(value))} digits)"
-    return Diagnostic(
-        code="toml-syntax",
-        severity="error",
-        message=f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
+    return TOML_SYNTAX.diagnostic(
+        f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
         file=source.path,
         path=path,
         span=span,
@@ -180,12 +213,9 @@ def _too_deep(source: SourceFile, path: tuple | None) -> Diagnostic:
         span = PositionIndex(source.text, source.lines).locate(path[: MAX_DEPTH + 1], prefer="key")[0]
     if span is None:
         span = Span.point(*source.lines.position(offset))
-    return Diagnostic(
-        code="nesting-too-deep",
-        severity="error",
-        message=f"tables and arrays nest more than {MAX_DEPTH} levels deep here; no blueprint key needs more than a few",
+    return NESTING_TOO_DEEP.diagnostic(
+        f"tables and arrays nest more than {MAX_DEPTH} levels deep here; no blueprint key needs more than a few",
         file=source.path,
         path=tuple(path[: MAX_DEPTH + 1]) if path else (),
         span=span,
-        fix="flatten the nested value",
     )

@@ -9,26 +9,56 @@ fails when the committed pages differ from what this module renders; regenerate 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..rules.registry import FAMILIES, REGISTRY, RuleInfo
+from ..rules.registry import FAMILIES, REGISTRY, Rule
 from .templating import template_environment
+
+if TYPE_CHECKING:
+    from ..pipeline import FileResult
 
 EXAMPLE_AGENT = '[agent]\nname = "example"\n\n'
 EXAMPLE_PATH = "agent.leviath"
+#: An example of the analysis family may start with this line to be explored with a lower limit.
+_STATE_LIMIT = re.compile(r"^# blueprint check --max-states (\d+)")
 
 
-def example_output(rule: RuleInfo) -> str | None:
-    """The report for the rule's example, trimmed to its own findings; None if it shows none."""
+def example_file(rule: Rule, text: str) -> bytes:
+    """A rule's example (or fixed example) as the file its docs run: the snippet, with a minimal
+    `[agent]` table in front when it has none (unless it is a whole file as written)."""
+    text = text + "\n"
+    if "[agent]" not in text and not rule.whole_file_example:
+        text = EXAMPLE_AGENT + text
+    return text.encode("utf-8")
+
+
+def state_limit_of(text: str) -> int | None:
+    """The limit a `# blueprint check --max-states N` first line asks for, if any."""
+    match = _STATE_LIMIT.match(text)
+    return int(match.group(1)) if match else None
+
+
+def example_result(rule: Rule, text: str) -> "FileResult":
+    """What validating the example `text` of `rule` finds (with the analysis for that family)."""
+    from ..analysis.core import state_limit
     from ..pipeline import CHECK_FAMILIES, VALIDATE_FAMILIES, validate_bytes
+
+    families = CHECK_FAMILIES if rule.family == "analysis" else VALIDATE_FAMILIES
+    token = state_limit.set(state_limit_of(text) or state_limit.get())
+    try:
+        return validate_bytes(EXAMPLE_PATH, example_file(rule, text), families=families)
+    finally:
+        state_limit.reset(token)
+
+
+def example_output(rule: Rule) -> str | None:
+    """The report for the rule's example, trimmed to its own findings; None if it shows none."""
     from .text import render_diagnostic
 
-    text = rule.example + "\n"
-    if "[agent]" not in text and rule.family not in ("syntax",):
-        text = EXAMPLE_AGENT + text
-    families = CHECK_FAMILIES if rule.family == "analysis" else VALIDATE_FAMILIES
-    result = validate_bytes(EXAMPLE_PATH, text.encode("utf-8"), families=families)
+    result = example_result(rule, rule.example)
     mine = [d for d in result.diagnostics if d.code == rule.code]
     if not mine:
         return None

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from .. import DISTRIBUTION, __version__
 from ..diagnostics import Diagnostic, Span
-from ..rules.registry import REGISTRY, RuleInfo
+from ..rules.registry import REGISTRY, Rule
 from .paths import repository_path
 
 if TYPE_CHECKING:
@@ -218,14 +218,14 @@ def _fingerprints(findings: list[tuple[str, Diagnostic]]) -> list[str]:
     return out
 
 
-def _help_text(info: RuleInfo) -> str:
+def _help_text(info: Rule) -> str:
     return (
         f"{info.summary}\n\nFix: {info.fix}\n\n{info.rationale}\n\n"
         f"Documentation: {info.doc_path} in blueprint-compiler; `blueprint rule {info.code}` prints it."
     )
 
 
-def _help_markdown(info: RuleInfo) -> str:
+def _help_markdown(info: Rule) -> str:
     parts = [info.summary, f"**Fix:** {info.fix}", info.rationale]
     if info.example:
         fence = "```"

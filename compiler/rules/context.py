@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from ..diagnostics import Diagnostic, KeyPath, Related
 from ..parse.positions import PositionIndex
-from .registry import REGISTRY
+from .registry import DEFAULT, Rule
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -69,40 +69,31 @@ class RuleContext:
 
     def report(
         self,
-        code: str,
+        rule: Rule,
         message: str,
         path: KeyPath = (),
         *,
         anchor: Anchor = "key",
         stage: str | None | Any = MISSING,
-        fix: str | None | Any = MISSING,
+        fix: str | None | Any = DEFAULT,
         related: Iterable[tuple[str, KeyPath]] = (),
     ) -> Diagnostic:
-        """A diagnostic for `code` located at `path`.
+        """A finding of `rule` located at `path`.
 
         `anchor="value"` points at the value (wrong type, bad enum), `"key"` at the key that
         names the path. `stage` defaults to the stage the path lies under; `fix` to the
         rule's own fix hint. `related` lists (message, path) pairs, located the same way.
         """
-        info = REGISTRY.rules.get(code)
-        if info is None:
-            raise KeyError(f"diagnostic code {code!r} is not defined in the rule registry")
         path = tuple(path)
         span, _ = self.index.locate(path, prefer=anchor)
         if stage is MISSING:
             stage = path[1] if len(path) >= 2 and path[0] == "stages" and isinstance(path[1], str) else None
-        if fix is MISSING:
-            fix = info.fix
-        return Diagnostic(
-            code=code,
-            severity=info.severity,
-            message=message,
+        return rule.diagnostic(
+            message,
             file=self.file,
             path=path,
             span=span,
             stage=stage,
             fix=fix,
-            related=tuple(
-                Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related
-            ),
+            related=tuple(Related(text, tuple(p), self.index.locate(tuple(p), prefer="key")[0]) for text, p in related),
         )

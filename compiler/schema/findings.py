@@ -25,8 +25,19 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 from ..diagnostics import KeyPath, format_key_path
+from ..rules.registry import Rule
 from .describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
 from .precheck import is_valid
+from .rules import (
+    EMPTY_ROUTING_OVERRIDE,
+    INVALID_TYPE,
+    INVALID_VALUE,
+    MISSING_AGENT,
+    MISSING_KEY,
+    OUT_OF_RANGE,
+    REJECTED_KEY,
+    UNKNOWN_KEY,
+)
 from .validator import blueprint_validator, iter_schema_errors
 
 #: `x-on-wrong-type` outcomes where the reference reads a value of another type with a meaning.
@@ -37,12 +48,16 @@ _LIST_KEYS_UP_TO = 12
 
 @dataclass(frozen=True)
 class Finding:
-    code: str
+    rule: Rule
     message: str
     path: KeyPath
     anchor: Literal["key", "value"]
     #: None means the rule's own fix hint.
     fix: str | None = None
+
+    @property
+    def code(self) -> str:
+        return self.rule.code
 
 
 def schema_findings(document: dict[str, Any]) -> list[Finding]:
@@ -57,14 +72,17 @@ def schema_findings(document: dict[str, Any]) -> list[Finding]:
 
 def _one_per_problem(found: list[Finding]) -> list[Finding]:
     """A wrong type is the whole problem: drop the enum/range findings of the same value."""
-    typed = {f.path for f in found if f.code == "invalid-type"}
+    typed = {f.path for f in found if f.rule is INVALID_TYPE}
     out: list[Finding] = []
     seen: set[tuple] = set()
     for finding in found:
-        if finding.code != "invalid-type" and finding.path in typed:
+        if finding.rule is not INVALID_TYPE and finding.path in typed:
             continue
-        key = (finding.code, finding.path) if finding.code == "invalid-type" else (
-            finding.code, finding.path, finding.message)
+        key = (
+            (finding.rule, finding.path)
+            if finding.rule is INVALID_TYPE
+            else (finding.rule, finding.path, finding.message)
+        )
         if key not in seen:
             seen.add(key)
             out.append(finding)
@@ -96,13 +114,15 @@ def _translate(error: Any) -> list[Finding]:
         return list(_missing_keys(path, instance, schema, error.validator_value))
     if keyword == "minProperties":
         # Used by one table only: a tool-routing override, which the reference refuses empty.
-        return [Finding(
-            "empty-routing-override",
-            f"{dotted(path)} is an empty table; the reference refuses to load the file",
-            path,
-            "value",
-        )]
-    return [Finding("invalid-value", f"{dotted(path)}: {_short(error.message)}", path, "value")]
+        return [
+            Finding(
+                EMPTY_ROUTING_OVERRIDE,
+                f"{dotted(path)} is an empty table; the reference refuses to load the file",
+                path,
+                "value",
+            )
+        ]
+    return [Finding(INVALID_VALUE, f"{dotted(path)}: {_short(error.message)}", path, "value")]
 
 
 # --- wrong types ----------------------------------------------------------------------------
@@ -113,7 +133,7 @@ def _wrong_type(path: KeyPath, instance: Any, schema: dict) -> Finding:
     message = f"{dotted(path)} must be {expected_type(schema)}, not {toml_type(instance)}"
     if shown is not None:
         message += f" ({shown})"
-    return Finding("invalid-type", message, path, "value", _type_fix(path, instance, schema))
+    return Finding(INVALID_TYPE, message, path, "value", _type_fix(path, instance, schema))
 
 
 def _type_fix(path: KeyPath, value: Any, schema: dict) -> str | None:
@@ -151,7 +171,7 @@ def _bad_value(path: KeyPath, instance: Any, schema: dict, values: Iterable[Any]
     if note:
         message += f" ({note})"
     guess = suggest(instance.strip().lower() if note else instance, [str(v) for v in values])
-    return Finding("invalid-value", message, path, "value", f"did you mean '{guess}'?" if guess else None)
+    return Finding(INVALID_VALUE, message, path, "value", f"did you mean '{guess}'?" if guess else None)
 
 
 def _alternatives(error: Any, path: KeyPath, instance: Any, schema: dict) -> list[Finding]:
@@ -168,7 +188,7 @@ def _alternatives(error: Any, path: KeyPath, instance: Any, schema: dict) -> lis
 
     best = min(aimed, key=lambda i: len(errors_of(i)))
     found = [f for sub in errors_of(best) for f in _translate(sub)]
-    return found or [Finding("invalid-value", f"{dotted(path)}: {_short(error.message)}", path, "value")]
+    return found or [Finding(INVALID_VALUE, f"{dotted(path)}: {_short(error.message)}", path, "value")]
 
 
 def _accepts_type(branch: dict, instance: Any) -> bool:
@@ -200,7 +220,7 @@ def _below_minimum(path: KeyPath, instance: Any, minimum: Any) -> Finding:
         fix = f"use a whole number of at least {minimum}"
         if _last_key(path).startswith("stuck_after_"):
             fix += "; 0 or less leaves the threshold unset, so it never trips"
-    return Finding("out-of-range", message, path, "value", fix)
+    return Finding(OUT_OF_RANGE, message, path, "value", fix)
 
 
 # --- keys -----------------------------------------------------------------------------------
@@ -219,10 +239,10 @@ def _extra_keys(path: KeyPath, instance: Any, schema: dict) -> Iterable[Finding]
         name = _name(key)
         where = f"unknown top-level {noun} {name}" if not path else f"unknown {noun} {name} in {table_name(path)}"
         if strict:
-            code, message = "rejected-key", f"{where}; the reference refuses to load the file"
+            rule, message = REJECTED_KEY, f"{where}; the reference refuses to load the file"
         else:
-            code, message = "unknown-key", f"{where}; the reference ignores it"
-        yield Finding(code, message, path + (key,), "key", _key_fix(key, known, hints, noun))
+            rule, message = UNKNOWN_KEY, f"{where}; the reference ignores it"
+        yield Finding(rule, message, path + (key,), "key", _key_fix(key, known, hints, noun))
 
 
 def _key_fix(key: str, known: list[str], hints: dict, noun: str) -> str:
@@ -244,14 +264,14 @@ def _missing_keys(path: KeyPath, instance: Any, schema: dict, required: Iterable
             continue
         if not path and key == "agent":
             yield Finding(
-                "missing-agent",
+                MISSING_AGENT,
                 "the [agent] table is missing; the reference refuses to load a blueprint without one",
                 (),
                 "key",
             )
             continue
         yield Finding(
-            "missing-key",
+            MISSING_KEY,
             f"{table_name(path)} is missing {_name(key)}",
             path,
             "key",

@@ -9,31 +9,50 @@ jsonschema's errors.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator
+from typing import Any, Iterator, Sequence
 
-from ..diagnostics import Diagnostic, Span
+from ..diagnostics import Diagnostic, KeyPath, Span
 from ..rules.context import RuleContext
-from ..rules.registry import check, define
+from ..rules.fixers import KeyEdits, KeyFix
+from ..rules.registry import DEFAULT, SCHEMA
+from ..rules.snippets import stage as declared
 
-define(
+
+#: The examples of this family show the whole file, [agent] table included.
+_AGENT = '[agent]\nname = "t"\n\n'
+
+
+def _rename_old_key(edits: KeyEdits, finding: Diagnostic) -> None:
+    """`tool_result_routing` becomes `tool_routing`; every other refused key is left to the author."""
+    from ..rules.lint.outdated import rename_old_key
+
+    rename_old_key(edits, finding)
+
+
+def _with_current_spellings(document: dict[str, Any], paths: Sequence[KeyPath]) -> dict[str, Any]:
+    from ..rules.lint.outdated import with_current_spellings
+
+    return with_current_spellings(document, paths)
+
+
+MISSING_AGENT = SCHEMA.define(
     "missing-agent",
     severity="error",
-    family="schema",
     summary="The blueprint has no [agent] table.",
     rationale=(
         "The [agent] table is the one required part of a blueprint: the reference runtime "
         "refuses to load a file without it, even though every key inside it is optional."
     ),
-    example='[stages.work]\nmode = "autonomous"',
-    example_fixed='[agent]\nname = "helper"\n\n[stages.work]\nmode = "autonomous"',
+    example=declared("work"),
+    example_fixed='[agent]\nname = "helper"\n\n' + declared("work"),
+    whole_file_example=True,
     fix='add an [agent] table, for example [agent] with name = "my-agent"',
     leviath="P2",
 )
 
-define(
+INVALID_TYPE = SCHEMA.define(
     "invalid-type",
     severity="error",
-    family="schema",
     summary="A value has the wrong TOML type.",
     rationale=(
         "For a few keys the reference refuses the file outright; for most it silently treats "
@@ -42,17 +61,16 @@ define(
         "author wrote is not the one that runs. Integers and floats are distinct TOML types, "
         "as are booleans and strings, and a date is never a string."
     ),
-    example='[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = 10.0',
-    example_fixed='[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = 10',
+    example=_AGENT + declared("work", "max_iterations = 10.0", max_iterations=None),
+    example_fixed=_AGENT + declared("work", max_iterations=10),
     fix="write the value with the type shown",
     leviath="P8, P11, P13, P14, P17, P20, P22, P41, P43, P44",
     differs="Leviath ignores most wrongly typed values (R4, R6) and falls back to the default.",
 )
 
-define(
+INVALID_VALUE = SCHEMA.define(
     "invalid-value",
     severity="error",
-    family="schema",
     summary="A string is not one of the values its key accepts.",
     rationale=(
         "Modes, conditions, transforms, region kinds, policies and the other enumerated keys "
@@ -60,17 +78,16 @@ define(
         "seed `refresh` and mapping `transform` it silently falls back to the default, which "
         "is worse. The message lists the valid values."
     ),
-    example='[agent]\nname = "t"\n\n[stages.work]\nmode = "outupt"',
-    example_fixed='[agent]\nname = "t"\n\n[stages.work]\nmode = "output"',
+    example=_AGENT + declared("work", mode="outupt"),
+    example_fixed=_AGENT + declared("work", mode="output"),
     fix="use one of the values listed",
-    leviath="P4, P5, P6, P7, P19, P23, P28, P31, P34, P36, P37, P38, P39, P40, P45",
+    leviath="P4, P5, P6, P7, P19, P23, P28, P31, P34, P36, P37, P38, P39, P40, P45 (P25 in a stage layout)",
     differs="Leviath silently ignores an unknown seed `refresh` or `[[transforms.mappings]] transform`.",
 )
 
-define(
+OUT_OF_RANGE = SCHEMA.define(
     "out-of-range",
     severity="error",
-    family="schema",
     summary="A number is below the smallest value that makes sense for its key.",
     rationale=(
         "Counts, caps and budgets cannot be negative. The reference refuses negative fan-out "
@@ -79,19 +96,16 @@ define(
         "(2^64 − n), so `max_iterations = -1` means no cap at all. Stuck thresholds must be at "
         "least 1: 0 or less leaves the threshold unset, so the edge never trips."
     ),
-    example=(
-        '[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = -1'
-    ),
-    example_fixed='[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = 20',
+    example=_AGENT + declared("work", max_iterations=-1),
+    example_fixed=_AGENT + declared("work", max_iterations=20),
     fix="use a whole number in the range shown",
     leviath="P9, P15, P18, R5",
     differs="Leviath wraps most negative integers to 2^64 − n and ignores non-positive stuck thresholds.",
 )
 
-define(
+UNKNOWN_KEY = SCHEMA.define(
     "unknown-key",
     severity="warning",
-    family="schema",
     summary="A key the reference does not read, in a table where it ignores unknown keys.",
     rationale=(
         "Outside a handful of strict tables the reference silently ignores keys it does not "
@@ -105,10 +119,9 @@ define(
     differs="Leviath ignores these keys without a word.",
 )
 
-define(
+REJECTED_KEY = SCHEMA.define(
     "rejected-key",
     severity="error",
-    family="schema",
     summary="An unknown key in a table where the reference refuses unknown keys.",
     rationale=(
         "Stage tables, a stage's `context`, `tool_routing` and its table-form overrides, "
@@ -118,45 +131,41 @@ define(
         "`tool_result_routing` is now `tool_routing` (the same table), and `next_stage` is "
         "written as a transition."
     ),
-    example=(
-        '[agent]\nname = "t"\n\n[stages.work]\nmax_iteration = 10\n\n'
-        "[stages.work.transitions.done]\ncondtion = \"error\"\n\n[stages.done]"
-    ),
-    example_fixed=(
-        '[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = 10\n\n'
-        "[stages.work.transitions.done]\ncondition = \"error\"\n\n[stages.done]"
-    ),
+    example=_AGENT
+    + declared("work", "max_iteration = 10", max_iterations=None)
+    + '\n\n[stages.work.transitions.done]\ncondtion = "error"\n\n'
+    + declared("done"),
+    example_fixed=_AGENT
+    + declared("work", max_iterations=10)
+    + '\n\n[stages.work.transitions.done]\ncondition = "error"\n\n'
+    + declared("done"),
     fix=(
         "remove the key or correct its spelling; `blueprint validate --fix` renames the old "
         "stage key `tool_result_routing` to `tool_routing`, and leaves every other key to you"
     ),
     leviath="P3, P10, P12, P21, P24, P26, P27",
-    fixable=True,
+    fixer=KeyFix(_rename_old_key, meant=_with_current_spellings),
 )
 
-define(
+EMPTY_ROUTING_OVERRIDE = SCHEMA.define(
     "empty-routing-override",
     severity="error",
-    family="schema",
     summary="A tool-routing override is an empty table.",
     rationale=(
         "An override either routes a tool's results to a region, caps them, or both; an "
         "empty table does neither, and the reference refuses to load the file."
     ),
-    example=(
-        '[agent]\nname = "t"\n\n[stages.work.tool_routing.overrides]\nbash = {}'
-    ),
-    example_fixed=(
-        '[agent]\nname = "t"\n\n[stages.work.tool_routing.overrides]\nbash = { max_result_tokens = 2000 }'
-    ),
+    example=_AGENT + declared("work") + "\n\n[stages.work.tool_routing.overrides]\nbash = {}",
+    example_fixed=_AGENT
+    + declared("work")
+    + "\n\n[stages.work.tool_routing.overrides]\nbash = { max_result_tokens = 2000 }",
     fix="set region, max_result_tokens, or both",
     leviath="P16",
 )
 
-define(
+MISSING_KEY = SCHEMA.define(
     "missing-key",
     severity="error",
-    family="schema",
     summary="A table lacks a key it cannot work without.",
     rationale=(
         "Some tables mean nothing without one of their keys: a seed tool call needs the "
@@ -176,24 +185,23 @@ define(
 )
 
 
-@check(
-    "missing-agent",
-    "invalid-type",
-    "invalid-value",
-    "out-of-range",
-    "unknown-key",
-    "rejected-key",
-    "empty-routing-override",
-    "missing-key",
-    family="schema",
+@SCHEMA.check(
+    MISSING_AGENT,
+    INVALID_TYPE,
+    INVALID_VALUE,
+    OUT_OF_RANGE,
+    UNKNOWN_KEY,
+    REJECTED_KEY,
+    EMPTY_ROUTING_OVERRIDE,
+    MISSING_KEY,
 )
 def schema_check(ctx: RuleContext) -> Iterator[Diagnostic]:
     """Validate the raw document against the blueprint schema."""
     from .findings import schema_findings
 
     for finding in schema_findings(ctx.document):
-        kwargs = {} if finding.fix is None else {"fix": finding.fix}
-        diagnostic = ctx.report(finding.code, finding.message, finding.path, anchor=finding.anchor, **kwargs)
+        fix = DEFAULT if finding.fix is None else finding.fix
+        diagnostic = ctx.report(finding.rule, finding.message, finding.path, anchor=finding.anchor, fix=fix)
         if diagnostic.span is None:  # a finding about the whole file: point at its start
             diagnostic = replace(diagnostic, span=Span(1, 1, 1, 2))
         yield diagnostic

@@ -14,19 +14,17 @@ from ...graph import run_edge
 from ...ir.model import Stage
 from ..common import edge_path, edges
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import blueprint as _blueprint
-from .snippets import stage as declared
+from ..registry import LINT
+from ..snippets import blueprint as _blueprint
+from ..snippets import stage as declared
 
-FAMILY = "lint"
 #: Conditions of which the runtime takes only the first edge whose target is within budget.
 CONDITIONED = ("error", "dead_end", "max_iterations", "stuck")
 
 
-define(
+STUCK_THRESHOLD_AFTER_CAP = LINT.define(
     "stuck-threshold-after-cap",
     severity="warning",
-    family=FAMILY,
     summary="`stuck_after_iterations` is at or above the stage's iteration cap, so it never trips.",
     rationale=(
         "Before each inference the runner checks the iteration cap first and stuck detection "
@@ -58,10 +56,9 @@ define(
     fix="set stuck_after_iterations below the stage's iteration cap, or raise max_iterations",
 )
 
-define(
+MAX_ITERATIONS_EDGE_WITHOUT_CAP = LINT.define(
     "max-iterations-edge-without-cap",
     severity="warning",
-    family=FAMILY,
     summary='An edge with `condition = "max_iterations"` leaves a stage that no iteration cap ends.',
     rationale=(
         "A `max_iterations` edge is taken when the stage hits its iteration cap. A stage with "
@@ -91,10 +88,9 @@ define(
     fix="set max_iterations on the stage, or remove the edge",
 )
 
-define(
+EDGE_TARGET_ALWAYS_SPENT = LINT.define(
     "edge-target-always-spent",
     severity="warning",
-    family=FAMILY,
     summary="An edge leads to a stage with `max_revisits = 0` that every run has already entered.",
     rationale=(
         "A transition is refused once its target has been entered more than `max_revisits` "
@@ -125,13 +121,11 @@ define(
     fix="raise max_revisits on the target (0 allows no re-entry), or remove the edge",
 )
 
-define(
+SHADOWED_EDGE = LINT.define(
     "shadowed-edge",
     severity="warning",
-    family=FAMILY,
     summary=(
-        "In declaration order, a conditioned edge is never taken: an earlier edge with the same "
-        "condition always wins."
+        "In declaration order, a conditioned edge is never taken: an earlier edge with the same condition always wins."
     ),
     rationale=(
         "For an error, dead end, iteration cap or stuck interrupt our stage-runner takes the "
@@ -173,7 +167,7 @@ define(
 )
 
 
-@check("stuck-threshold-after-cap", family=FAMILY)
+@LINT.check(STUCK_THRESHOLD_AFTER_CAP)
 def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
     default = ctx.settings.default_max_iterations
     for stage, edge in edges(ctx):
@@ -187,7 +181,7 @@ def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
         own = bool(stage.max_iterations)
         stops = f"max_iterations = {cap}" if own else f"the default cap of {cap} (default-max-iterations)"
         yield ctx.report(
-            "stuck-threshold-after-cap",
+            STUCK_THRESHOLD_AFTER_CAP,
             f"stuck_after_iterations = {stuck.iterations} on the stuck transition from '{stage.name}' to "
             f"'{edge.target}' never trips: stage '{stage.name}' stops at {stops} first "
             f"(the cap is checked before stuck detection){tail}",
@@ -196,7 +190,7 @@ def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-@check("max-iterations-edge-without-cap", family=FAMILY)
+@LINT.check(MAX_ITERATIONS_EDGE_WITHOUT_CAP)
 def check_uncapped_max_iterations_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
     default = ctx.settings.default_max_iterations
     for stage, edge in edges(ctx):
@@ -208,13 +202,13 @@ def check_uncapped_max_iterations_edges(ctx: RuleContext) -> Iterator[Diagnostic
             own = "sets no max_iterations" if stage.max_iterations is None else "has max_iterations = 0"
             why = f"stage '{stage.name}' {own} and default-max-iterations is 0, so no cap ever ends it"
         yield ctx.report(
-            "max-iterations-edge-without-cap",
+            MAX_ITERATIONS_EDGE_WITHOUT_CAP,
             f"the max_iterations transition from '{stage.name}' to '{edge.target}' is never taken: {why}",
             edge_path(stage.name, edge.target),
         )
 
 
-@check("edge-target-always-spent", family=FAMILY)
+@LINT.check(EDGE_TARGET_ALWAYS_SPENT)
 def check_spent_targets(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     single_visit = {node.name for node in graph.nodes if node.stage.max_revisits == 0}
@@ -237,7 +231,7 @@ def check_spent_targets(ctx: RuleContext) -> Iterator[Diagnostic]:
         if edge.condition == "stuck":
             why += f" (stuck detection in '{stage.name}' does not even watch an edge whose target is spent)"
         yield ctx.report(
-            "edge-target-always-spent",
+            EDGE_TARGET_ALWAYS_SPENT,
             f"{what}: {why}",
             edge_path(stage.name, edge.target),
             fix=f"raise max_revisits on '{edge.target}' (0 allows no re-entry), or remove the transition",
@@ -253,7 +247,7 @@ def _always_open(ctx: RuleContext, stage: Stage, condition: str):
     return None
 
 
-@check("shadowed-edge", family=FAMILY)
+@LINT.check(SHADOWED_EDGE)
 def check_shadowed_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         for condition in CONDITIONED:
@@ -264,7 +258,7 @@ def check_shadowed_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
             for edge in later[later.index(winner) + 1 :]:
                 tail = ", and its thresholds are never evaluated" if condition == "stuck" else ""
                 yield ctx.report(
-                    "shadowed-edge",
+                    SHADOWED_EDGE,
                     f"in declaration order, the {condition} transition from '{stage.name}' to '{edge.target}' "
                     f"is never taken: the {condition} transition to '{winner.target}' comes first and is always "
                     f"available ('{winner.target}' has no max_revisits){tail}; Leviath's order is not this one "

@@ -9,16 +9,20 @@ from ...diagnostics import Diagnostic
 from ...ir.build_values import is_int
 from ..common import header, raw_table, stage_path
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import MODEL
-from .snippets import stage as stage_example
+from ..fixers import KeyEdits, KeyFix
+from ..registry import LINT
+from ..snippets import MODEL
+from ..snippets import stage as stage_example
 
-FAMILY = "lint"
 
-define(
+def write_autonomous_mode(edits: KeyEdits, finding: Diagnostic) -> None:
+    """The fixer: the mode the stage already runs in, as its first key."""
+    edits.insert_first(finding.path, "mode", "autonomous")
+
+
+STAGE_MISSING_MODE = LINT.define(
     "stage-missing-mode",
     severity="warning",
-    family=FAMILY,
     summary="A stage does not say which mode it runs in.",
     rationale=(
         "Without `mode` a stage runs autonomously: no person is asked anything and interaction "
@@ -29,13 +33,12 @@ define(
     example_fixed=stage_example("draft"),
     fix='write mode = "autonomous" if that is what you meant',
     leviath="stage-missing-mode",
-    fixable=True,
+    fixer=KeyFix(write_autonomous_mode),
 )
 
-define(
+STAGE_MISSING_MODEL = LINT.define(
     "stage-missing-model",
     severity="warning",
-    family=FAMILY,
     summary="A stage names no model, so it runs on a default.",
     rationale=(
         "A stage without a model, or whose model table lists no provider or model of its own "
@@ -54,10 +57,9 @@ define(
     ),
 )
 
-define(
+STAGE_MISSING_MAX_ITERATIONS = LINT.define(
     "stage-missing-max-iterations",
     severity="warning",
-    family=FAMILY,
     summary="A stage sets no iteration cap of its own (`max_iterations` absent or 0).",
     rationale=(
         "Without `max_iterations` (or with 0, which Leviath's daemon reads as unset) a stage "
@@ -80,10 +82,9 @@ define(
     ),
 )
 
-define(
+AGENT_MODEL_BLOCK_IGNORED = LINT.define(
     "agent-model-block-ignored",
     severity="warning",
-    family=FAMILY,
     summary="A top-level `[model]` table is read by nothing.",
     rationale=(
         "There is no blueprint-wide model: each stage names its own. A `[model]` block at the "
@@ -125,7 +126,7 @@ def _model_problem(model: Any) -> str | None:
     return "its model table names no provider or model"
 
 
-@check("stage-missing-mode", "stage-missing-model", "stage-missing-max-iterations", family=FAMILY)
+@LINT.check(STAGE_MISSING_MODE, STAGE_MISSING_MODEL, STAGE_MISSING_MAX_ITERATIONS)
 def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
     # A file that declares no stages runs one injected default stage; like the reference we
     # treat settings absent from the text as declared, so a fragment stays quiet.
@@ -139,13 +140,13 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
         path = stage_path(stage.name)
         if "mode" not in raw:
             yield ctx.report(
-                "stage-missing-mode",
+                STAGE_MISSING_MODE,
                 f"stage '{stage.name}' sets no mode, so it runs autonomously",
                 path,
             )
         if "model" not in raw:
             yield ctx.report(
-                "stage-missing-model",
+                STAGE_MISSING_MODEL,
                 f"stage '{stage.name}' names no model, so it runs on the default anthropic / "
                 "claude-sonnet-4-6 or the user's configured default",
                 path,
@@ -153,7 +154,7 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
         elif (problem := _model_problem(raw["model"])) is not None:
             yield ctx.report(
-                "stage-missing-model",
+                STAGE_MISSING_MODEL,
                 f"stage '{stage.name}': {problem}, so it runs on the default anthropic / claude-sonnet-4-6",
                 path + ("model",),
                 fix='list the model it should run on: models = [{ provider = "…", model = "…" }]',
@@ -168,24 +169,24 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
             bound = "and default-max-iterations is 0, so nothing bounds how often it calls the model"
         if "max_iterations" not in raw:
             yield ctx.report(
-                "stage-missing-max-iterations",
+                STAGE_MISSING_MAX_ITERATIONS,
                 f"stage '{stage.name}' has no max_iterations, {bound}",
                 path,
             )
         elif is_int(cap) and cap == 0:
             yield ctx.report(
-                "stage-missing-max-iterations",
+                STAGE_MISSING_MAX_ITERATIONS,
                 f"stage '{stage.name}': max_iterations = 0 counts as unset, {bound}",
                 path + ("max_iterations",),
                 anchor="value",
             )
 
 
-@check("agent-model-block-ignored", family=FAMILY)
+@LINT.check(AGENT_MODEL_BLOCK_IGNORED)
 def check_top_level_model(ctx: RuleContext) -> Iterator[Diagnostic]:
     if isinstance(ctx.document.get("model"), dict):
         yield ctx.report(
-            "agent-model-block-ignored",
+            AGENT_MODEL_BLOCK_IGNORED,
             "the top-level [model] table is read by nothing: there is no blueprint-wide model, so "
             "stages without a model of their own run on anthropic / claude-sonnet-4-6",
             ("model",),

@@ -9,17 +9,15 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Region, Stage
 from ..common import edge_path, stage_path
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
+from ..registry import LINT
+from ..snippets import stage as stage_example
 
-FAMILY = "lint"
 #: The tools that fill a region; the runtime checks for them literally.
 CONTEXT_WRITERS = ("context_write", "context_append")
 
-define(
+COMPACT_SUMMARIZES_DELIVERABLE = LINT.define(
     "compact-summarizes-deliverable",
     severity="warning",
-    family=FAMILY,
     summary="A compacting transition summarizes a region the blueprint declares `required`.",
     rationale=(
         '`transform = "compact"` reads as "summarize the transcript on the way out" but '
@@ -47,10 +45,9 @@ define(
     differs="Leviath looks at bare compact transitions only, not at custom transforms that compact the region.",
 )
 
-define(
+REQUIRED_REGION_UNENFORCEABLE = LINT.define(
     "required-region-unenforceable",
     severity="warning",
-    family=FAMILY,
     summary="A region is `required`, but no stage that sees it can write it.",
     rationale=(
         "The runtime enforces `required = true` by sending a stage back to fill the region, and "
@@ -90,7 +87,7 @@ def _compacted(stage: Stage, layout_regions: dict[str, Region]) -> Iterator[tupl
                     yield region, edge.target, "its custom transform's compact list", ("transform_config", "compact")
 
 
-@check("compact-summarizes-deliverable", family=FAMILY)
+@LINT.check(COMPACT_SUMMARIZES_DELIVERABLE)
 def check_compacted_deliverables(ctx: RuleContext) -> Iterator[Diagnostic]:
     seen: set[str] = set()
     for stage in ctx.blueprint.stages:
@@ -100,7 +97,7 @@ def check_compacted_deliverables(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue
             seen.add(region.name)
             yield ctx.report(
-                "compact-summarizes-deliverable",
+                COMPACT_SUMMARIZES_DELIVERABLE,
                 f"region '{region.name}' is required (a stage must fill it), and the transition from "
                 f"'{stage.name}' to '{target}' summarizes it through {how}, so what was written reaches "
                 "later stages paraphrased",
@@ -116,7 +113,7 @@ def check_compacted_deliverables(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
 
 
-@check("required-region-unenforceable", family=FAMILY)
+@LINT.check(REQUIRED_REGION_UNENFORCEABLE)
 def check_unenforceable_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     owed: dict[str, tuple[Stage, Region]] = {}
@@ -132,7 +129,7 @@ def check_unenforceable_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         if name in writers:
             continue
         yield ctx.report(
-            "required-region-unenforceable",
+            REQUIRED_REGION_UNENFORCEABLE,
             f"region '{name}' is required, but no stage that sees it grants context_write or "
             "context_append, so nothing can fill it and the requirement is never enforced",
             _region_path(stage, name) + ("required",),

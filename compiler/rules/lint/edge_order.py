@@ -16,17 +16,14 @@ from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Edge, Stage
 from ..common import edge_path, quoted
 from ..context import RuleContext
-from ..registry import check, define
+from ..registry import LINT
 from .budgets import CONDITIONED
-from .snippets import blueprint as _blueprint
-from .snippets import stage as declared
+from ..snippets import blueprint as _blueprint
+from ..snippets import stage as declared
 
-FAMILY = "lint"
-
-define(
+AMBIGUOUS_EDGE_ORDER = LINT.define(
     "ambiguous-edge-order",
     severity="warning",
-    family=FAMILY,
     summary="Two edges of a stage compete where Leviath picks one in an order that changes from run to run.",
     rationale=(
         "Leviath keeps a stage's transitions in a hash map, whose order differs from one process "
@@ -68,10 +65,9 @@ define(
     ),
 )
 
-define(
+UNORDERED_ROUTING_FALLBACK = LINT.define(
     "unordered-routing-fallback",
     severity="note",
-    family=FAMILY,
     summary="When a routing answer names no offered stage, Leviath follows an edge it picks in hash-map order.",
     rationale=(
         "A stage with two or more `always`/`llm_choice` edges asks the model which stage comes "
@@ -101,7 +97,7 @@ def _live(blueprint: Blueprint, stage: Stage, condition: str) -> list[Edge]:
     return [edge for edge in stage.edges(condition) if blueprint.stage(edge.target) is not None]
 
 
-@check("ambiguous-edge-order", family=FAMILY)
+@LINT.check(AMBIGUOUS_EDGE_ORDER)
 def check_competing_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     for stage in blueprint.stages:
@@ -111,7 +107,7 @@ def check_competing_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue
             watched = ", and only the drawn edge's thresholds are watched" if condition == "stuck" else ""
             yield ctx.report(
-                "ambiguous-edge-order",
+                AMBIGUOUS_EDGE_ORDER,
                 f"stage '{stage.name}' has {len(rivals)} {condition} transitions ({quoted(e.target for e in rivals)}): "
                 f"Leviath takes whichever its hash map yields first, which changes from process to process"
                 f"{watched}; blueprint run takes the first declared, '{rivals[0].target}'",
@@ -126,7 +122,7 @@ def check_competing_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
             if len(rivals) < 2:
                 continue
             yield ctx.report(
-                "ambiguous-edge-order",
+                AMBIGUOUS_EDGE_ORDER,
                 f"stage '{stage.name}' offers {quoted(e.target for e in rivals)}, which differ only in letter case: "
                 "a routing answer naming one matches all of them, and Leviath follows whichever its hash map "
                 "yields first; blueprint run takes the first declared",
@@ -136,7 +132,7 @@ def check_competing_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
 
 
-@check("unordered-routing-fallback", family=FAMILY)
+@LINT.check(UNORDERED_ROUTING_FALLBACK)
 def check_routing_fallback(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     for stage in blueprint.stages:
@@ -146,7 +142,7 @@ def check_routing_fallback(ctx: RuleContext) -> Iterator[Diagnostic]:
         if len(offered) < 2:
             continue
         yield ctx.report(
-            "unordered-routing-fallback",
+            UNORDERED_ROUTING_FALLBACK,
             f"stage '{stage.name}' offers {quoted(e.target for e in offered)}; when the routing answer names none "
             "of them, Leviath follows the first in hash-map order, which changes from process to process "
             f"(blueprint run follows '{offered[0].target}', the first declared)",

@@ -14,11 +14,10 @@ from ...graph import StageGraph, run_edge
 from ...ir.model import Edge, Stage
 from ..common import edge_path, quoted, reached_stages, stage_path
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import blueprint as _blueprint
-from .snippets import stage as declared
+from ..registry import LINT
+from ..snippets import blueprint as _blueprint
+from ..snippets import stage as declared
 
-FAMILY = "lint"
 ESCAPE_CONDITIONS = ("dead_end", "error")
 
 #: The fixed example of two rules: a capped review loop whose draft stage can escape to the output.
@@ -34,10 +33,9 @@ _ESCAPING_REVIEW_LOOP = _blueprint(
 )
 
 
-define(
+DEAD_END_POSSIBLE = LINT.define(
     "dead-end-possible",
     severity="warning",
-    family=FAMILY,
     summary="A stage can run out of normal ways on, with no dead_end or error edge to take instead.",
     rationale=(
         "When every always/llm_choice target of a stage has used up its `max_revisits`, the "
@@ -69,10 +67,9 @@ define(
     ),
 )
 
-define(
+FANOUT_NO_ESCAPE = LINT.define(
     "fanout-no-escape",
     severity="warning",
-    family=FAMILY,
     summary='A fan-out stage with `on_worker_failure = "fail_all"` has no error or dead_end edge.',
     rationale=(
         "Under `fail_all` one failed worker fails the whole fan-out stage. The runtime then "
@@ -104,10 +101,9 @@ define(
     leviath="fanout-no-escape",
 )
 
-define(
+DEAD_END_EDGE_TO_ITSELF = LINT.define(
     "dead-end-edge-to-itself",
     severity="warning",
-    family=FAMILY,
     summary="A `dead_end` edge leads back to its own stage, which cannot end the dead end.",
     rationale=(
         "A dead end means every normal target of the stage has spent its `max_revisits`. "
@@ -148,7 +144,7 @@ def _spendable(graph: StageGraph, stage: Stage, edge: Edge, loop: dict[str, int]
     return target is not None and target.capped and loop.get(edge.target) == loop.get(stage.name)
 
 
-@check("dead-end-possible", family=FAMILY)
+@LINT.check(DEAD_END_POSSIBLE)
 def check_dead_ends(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     reached = reached_stages(ctx)
@@ -173,10 +169,10 @@ def check_dead_ends(ctx: RuleContext) -> Iterator[Diagnostic]:
         spent = [e.target for e in escapes if graph.node(e.target) is not None]
         if spent:
             message += f", and its escape {'edge' if len(spent) == 1 else 'edges'} to {quoted(spent)} may be spent too"
-        yield ctx.report("dead-end-possible", message + "; the run then fails", stage_path(node.name))
+        yield ctx.report(DEAD_END_POSSIBLE, message + "; the run then fails", stage_path(node.name))
 
 
-@check("fanout-no-escape", family=FAMILY)
+@LINT.check(FANOUT_NO_ESCAPE)
 def check_fan_out_escape(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if stage.mode != "fan_out" or stage.fan_out is None or stage.fan_out.on_worker_failure != "fail_all":
@@ -184,7 +180,7 @@ def check_fan_out_escape(ctx: RuleContext) -> Iterator[Diagnostic]:
         if any(e.condition in ESCAPE_CONDITIONS and ctx.blueprint.stage(e.target) is not None for e in stage.edges()):
             continue
         yield ctx.report(
-            "fanout-no-escape",
+            FANOUT_NO_ESCAPE,
             f"fan-out stage '{stage.name}' fails as a whole when one worker fails "
             '(on_worker_failure = "fail_all"), and it has no error or dead_end edge to recover, '
             "so one failed worker ends the run in error",
@@ -192,7 +188,7 @@ def check_fan_out_escape(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-@check("dead-end-edge-to-itself", family=FAMILY)
+@LINT.check(DEAD_END_EDGE_TO_ITSELF)
 def check_dead_end_self_loops(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if not stage.max_revisits:
@@ -201,7 +197,7 @@ def check_dead_end_self_loops(ctx: RuleContext) -> Iterator[Diagnostic]:
             if edge.target != stage.name:
                 continue
             yield ctx.report(
-                "dead-end-edge-to-itself",
+                DEAD_END_EDGE_TO_ITSELF,
                 f"the dead_end transition of stage '{stage.name}' leads back to '{stage.name}': its normal "
                 "targets stay spent, so each re-run dead-ends again, up to "
                 f"{stage.max_revisits} more time{'s' if stage.max_revisits != 1 else ''}, before the run "

@@ -7,10 +7,8 @@ from typing import Any, Iterator
 from ...diagnostics import Diagnostic
 from ..common import edge_path, edges
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
-
-FAMILY = "lint"
+from ..registry import LINT
+from ..snippets import stage as stage_example
 
 
 def _gated(gate: str) -> str:
@@ -22,10 +20,9 @@ def _gated(gate: str) -> str:
     )
 
 
-define(
+GATE_NEVER_HOLDS = LINT.define(
     "gate-never-holds",
     severity="warning",
-    family=FAMILY,
     summary="A gate has `max_attempts = 0`, so a failed check never holds the stage.",
     rationale=(
         "A gate spends one of its `max_attempts` each time it sends the stage back; once they "
@@ -38,10 +35,9 @@ define(
     fix="remove max_attempts (the default is 3) or set a positive number of attempts",
 )
 
-define(
+GATE_CHECKS_NOTHING = LINT.define(
     "gate-checks-nothing",
     severity="warning",
-    family=FAMILY,
     summary="A gate sets no check, so it never holds the stage.",
     rationale=(
         "A gate holds a stage only through its checks: `require_modifications`, "
@@ -55,10 +51,9 @@ define(
     fix="add the check the gate is meant to make (e.g. require_modifications = true), or remove the gate",
 )
 
-define(
+GATE_ON_CONDITIONED_EDGE = LINT.define(
     "gate-on-conditioned-edge",
     severity="warning",
-    family=FAMILY,
     summary="A gate on an `error`, `dead_end`, `stuck` or `max_iterations` edge, which is never checked.",
     rationale=(
         "Gates are evaluated only when a stage ends normally and takes an `always` or "
@@ -99,19 +94,19 @@ def _writes_a_check(gate: dict[str, Any]) -> bool:
     return any(key in gate and gate[key] is not False and gate[key] != [] for key in _CHECK_KEYS)
 
 
-@check("gate-on-conditioned-edge", family=FAMILY)
+@LINT.check(GATE_ON_CONDITIONED_EDGE)
 def check_conditioned_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         if edge.gate is not None and not edge.is_normal:
             yield ctx.report(
-                "gate-on-conditioned-edge",
+                GATE_ON_CONDITIONED_EDGE,
                 f"the transition from '{stage.name}' to '{edge.target}' has condition '{edge.condition}': "
                 "it is taken as soon as that condition fires, so its gate is never checked",
                 edge_path(stage.name, edge.target) + ("gate",),
             )
 
 
-@check("gate-never-holds", "gate-checks-nothing", family=FAMILY)
+@LINT.check(GATE_NEVER_HOLDS, GATE_CHECKS_NOTHING)
 def check_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         if edge.gate is None or not edge.is_normal:
@@ -123,13 +118,13 @@ def check_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
         where = f"the gate on the transition from '{stage.name}' to '{edge.target}'"
         if not _writes_a_check(raw):
             yield ctx.report(
-                "gate-checks-nothing",
+                GATE_CHECKS_NOTHING,
                 f"{where} sets none of {_CHECKS}, so it never holds the stage",
                 path,
             )
         elif edge.gate.max_attempts == 0:
             yield ctx.report(
-                "gate-never-holds",
+                GATE_NEVER_HOLDS,
                 f"{where} has max_attempts = 0, so a failed check never holds the stage: it is only recorded as forced",
                 path + ("max_attempts",),
                 anchor="value",

@@ -14,17 +14,14 @@ from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge
 from ..common import header, quoted, reached_stages, stage_path
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import blueprint as _blueprint
-from .snippets import stage as declared
-
-FAMILY = "lint"
+from ..registry import LINT
+from ..snippets import blueprint as _blueprint
+from ..snippets import stage as declared
 
 
-define(
+UNREACHABLE_STAGE = LINT.define(
     "unreachable-stage",
     severity="warning",
-    family=FAMILY,
     summary="No run can reach the stage from the first declared stage, where runs start.",
     rationale=(
         "A stage that no transition, fall-through or fan-out hand-off leads to from the "
@@ -60,10 +57,9 @@ define(
     ),
 )
 
-define(
+CYCLE_WITHOUT_MAX_REVISITS = LINT.define(
     "cycle-without-max-revisits",
     severity="warning",
-    family=FAMILY,
     summary="Stages form a cycle that no `max_revisits` bounds, so a run can loop for ever.",
     rationale=(
         "A transition into a stage whose `max_revisits` is spent is refused, so a cycle with "
@@ -107,10 +103,9 @@ define(
     ),
 )
 
-define(
+OUTPUT_UNREACHABLE = LINT.define(
     "output-unreachable",
     severity="error",
-    family=FAMILY,
     summary='No run can enter a `mode = "output"` stage.',
     rationale=(
         "An output stage is where a run hands back its answer with `submit_output`. If no "
@@ -143,10 +138,9 @@ define(
     ),
 )
 
-define(
+ALLOW_COMPLETE_SKIPS_OUTPUT = LINT.define(
     "allow-complete-skips-output",
     severity="warning",
-    family=FAMILY,
     summary="A stage may end the run with DONE before the output stage it leads to.",
     rationale=(
         "`allow_complete = true` offers the model DONE when the stage picks its next edge, and "
@@ -178,13 +172,12 @@ define(
     ),
 )
 
-define(
+ENTRY_STAGE_NOT_FIRST = LINT.define(
     "entry-stage-not-first",
     severity="warning",
-    family=FAMILY,
     summary="`entry_stage` names a stage that is not declared first, but runs start at the first.",
     rationale=(
-        "The key reads as \"start here\", and Leviath's documentation says so, but its runtime "
+        'The key reads as "start here", and Leviath\'s documentation says so, but its runtime '
         "starts every run at the first declared stage; `entry_stage` only chooses whose "
         "sandbox and tool permissions that first stage runs under until the run moves on. "
         "Our runner and `blueprint check` do the same. So the stages declared before the "
@@ -221,7 +214,7 @@ def _unreached(graph: StageGraph, name: str) -> str:
     return why
 
 
-@check("unreachable-stage", "output-unreachable", family=FAMILY)
+@LINT.check(UNREACHABLE_STAGE, OUTPUT_UNREACHABLE)
 def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     if graph.entry is None:
@@ -233,20 +226,20 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
         why = _unreached(graph, node.name)
         if node.stage.mode == "output":
             yield ctx.report(
-                "output-unreachable",
+                OUTPUT_UNREACHABLE,
                 f"output stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}, "
                 "so no run ever submits its output",
                 stage_path(node.name),
             )
         else:
             yield ctx.report(
-                "unreachable-stage",
+                UNREACHABLE_STAGE,
                 f"stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}",
                 stage_path(node.name),
             )
 
 
-@check("cycle-without-max-revisits", family=FAMILY)
+@LINT.check(CYCLE_WITHOUT_MAX_REVISITS)
 def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     reached = reached_stages(ctx)
@@ -280,7 +273,7 @@ def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
         else:
             fix = f"set max_revisits on '{entered}' (or on another stage of the cycle that a transition enters)"
         yield ctx.report(
-            "cycle-without-max-revisits",
+            CYCLE_WITHOUT_MAX_REVISITS,
             what,
             stage_path(start),
             fix=fix,
@@ -291,12 +284,7 @@ def check_unbounded_cycles(ctx: RuleContext) -> Iterator[Diagnostic]:
 def _unbounded_entries(graph: StageGraph, component: tuple[str, ...], capped: list[str]) -> str:
     """Why capped stages do not bound the cycle: the cycle enters them without a budget check."""
     members = set(component)
-    kinds = {
-        edge.kind
-        for name in capped
-        for edge in graph.in_edges(name, graph.unbudgeted)
-        if edge.source in members
-    }
+    kinds = {edge.kind for name in capped for edge in graph.in_edges(name, graph.unbudgeted) if edge.source in members}
     how = " and ".join(
         phrase for kind, phrase in (("fall_through", "fall-through"), ("merge", "a merge hand-off")) if kind in kinds
     )
@@ -311,7 +299,7 @@ def _stages(names: tuple[str, ...]) -> str:
     return f"stage {quoted(names)}" if len(names) == 1 else f"stages {quoted(names)}"
 
 
-@check("allow-complete-skips-output", family=FAMILY)
+@LINT.check(ALLOW_COMPLETE_SKIPS_OUTPUT)
 def check_done_before_output(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     outputs = [node.name for node in graph.nodes if node.stage.mode == "output"]
@@ -329,7 +317,7 @@ def check_done_before_output(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         noun = "output stage" if len(ahead) == 1 else "output stages"
         yield ctx.report(
-            "allow-complete-skips-output",
+            ALLOW_COMPLETE_SKIPS_OUTPUT,
             f"stage '{node.name}' may answer DONE (allow_complete = true), which ends the run at once, "
             f"before {noun} {quoted(ahead)} that it can still reach; DONE does not check that an "
             "output was submitted",
@@ -337,7 +325,7 @@ def check_done_before_output(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-@check("entry-stage-not-first", family=FAMILY)
+@LINT.check(ENTRY_STAGE_NOT_FIRST)
 def check_entry_first(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     entry = blueprint.entry_stage
@@ -347,7 +335,7 @@ def check_entry_first(ctx: RuleContext) -> Iterator[Diagnostic]:
     if entry == first:
         return
     yield ctx.report(
-        "entry-stage-not-first",
+        ENTRY_STAGE_NOT_FIRST,
         f"entry_stage names '{entry}', but runs start at '{first}', the first declared stage (Leviath's "
         f"runtime, and ours, start there whatever entry_stage says); entry_stage only runs '{first}' "
         f"under the sandbox and tool permissions of '{entry}' until the run moves on",

@@ -14,27 +14,25 @@ from ...diagnostics import Diagnostic
 from ...installation import CLOSED_PROVIDERS, LeviathConfig, ModelCatalog, load_config, load_models
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import check, define
+from ..registry import LINT
 from ..structure.read_paths import entry_problem
-from .snippets import blueprint as _blueprint
-from .snippets import stage as declared
+from ..snippets import blueprint as _blueprint
+from ..snippets import stage as declared
 
-FAMILY = "lint"
 _CONFIG = (
     "Runs only when you name your Leviath config.toml: `--leviath-config PATH`, or "
     '`leviath-config = "PATH"` in [tool.blueprint].'
 )
 _MODELS = (
     "Runs only when you name the model list your Leviath build carries (save what `lev models list` prints): "
-    "`--leviath-models PATH`, or `leviath-models = \"PATH\"` in [tool.blueprint]."
+    '`--leviath-models PATH`, or `leviath-models = "PATH"` in [tool.blueprint].'
 )
 #: Region kinds that evict what does not fit, so an uncapped percentage budget is what they hold.
 _EVICTING = ("temporary", "clearable", "sliding_window", "compacting")
 
-define(
+READ_PATHS_NOT_GRANTED = LINT.define(
     "read-paths-not-granted",
     severity="warning",
-    family=FAMILY,
     summary="A declared `[read_paths]` entry is not granted by your Leviath configuration, so its reads are refused.",
     rationale=(
         "Declaring a read path grants nothing: Leviath lets a run read outside its working "
@@ -50,10 +48,9 @@ define(
     leviath="read-paths-not-granted",
 )
 
-define(
+READ_PATHS_GRANT_INVALID = LINT.define(
     "read-paths-grant-invalid",
     severity="warning",
-    family=FAMILY,
     summary="A read-path grant in your Leviath configuration does not compile, so it grants nothing.",
     rationale=(
         "Grants in `[security] read_paths` and `[agent_read_paths.<agent>] allow` use the "
@@ -66,10 +63,9 @@ define(
     leviath="read-paths-grant-invalid",
 )
 
-define(
+NO_REACHABLE_PROVIDER = LINT.define(
     "no-reachable-provider",
     severity="warning",
-    family=FAMILY,
     summary="None of a stage's model providers is configured in your Leviath installation.",
     rationale=(
         "A stage runs on the first of its models whose provider Leviath can reach, else on the "
@@ -79,17 +75,16 @@ define(
         "stage cannot run as written. Keys that reach Leviath another way (the environment, "
         "a credential store) are not seen here; ignore the rule where you use them. " + _CONFIG
     ),
-    example=declared("work").replace('provider = "anthropic"', 'provider = "openai"').replace(
-        "claude-sonnet-4-6", "gpt-5.4"
-    ),
+    example=declared("work")
+    .replace('provider = "anthropic"', 'provider = "openai"')
+    .replace("claude-sonnet-4-6", "gpt-5.4"),
     fix="add a key for one of its providers to your config.toml, or list a provider you have",
     leviath="no-reachable-provider",
 )
 
-define(
+UNKNOWN_MODEL = LINT.define(
     "unknown-model",
     severity="warning",
-    family=FAMILY,
     summary="A model is not in the catalog of its provider, as your Leviath build lists it.",
     rationale=(
         "Anthropic, OpenAI and Google serve a closed list of models, and Leviath refuses a stage "
@@ -102,13 +97,12 @@ define(
     leviath="unknown-model",
 )
 
-define(
+UNBOUNDED_PERCENTAGE_BUDGET = LINT.define(
     "unbounded-percentage-budget",
     severity="warning",
-    family=FAMILY,
     summary="A region's percentage `budget` has no `max_tokens` cap, so on a large model it holds a huge amount.",
     rationale=(
-        "`budget = \"N%\"` is a share of the model's context window, and windows reach a million "
+        '`budget = "N%"` is a share of the model\'s context window, and windows reach a million '
         "tokens: 30% of that is 300,000 tokens a temporary, clearable, sliding-window or "
         "compacting region may fill (and pay for) before it evicts anything. `max_tokens` "
         "beside the budget caps it. Like Leviath, the check takes the widest window among the "
@@ -135,7 +129,7 @@ def _catalog(ctx: RuleContext) -> ModelCatalog | None:
     return load_models(path) if path else None
 
 
-@check("read-paths-not-granted", "read-paths-grant-invalid", family=FAMILY)
+@LINT.check(READ_PATHS_NOT_GRANTED, READ_PATHS_GRANT_INVALID)
 def check_read_path_grants(ctx: RuleContext) -> Iterator[Diagnostic]:
     config = _config(ctx)
     declared_entries = list(string_entries(ctx.raw(("read_paths", "allow"), None)))
@@ -147,7 +141,7 @@ def check_read_path_grants(ctx: RuleContext) -> Iterator[Diagnostic]:
     if broken:
         grant, problem = broken[0]
         yield ctx.report(
-            "read-paths-grant-invalid",
+            READ_PATHS_GRANT_INVALID,
             f"the read-path grant '{grant}' in {config.path} does not compile ({problem}), so none of this "
             "agent's declared reads is granted",
             ("read_paths", "allow"),
@@ -158,7 +152,7 @@ def check_read_path_grants(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue  # invalid-read-path
         if _granted(entry, grants) is False:
             yield ctx.report(
-                "read-paths-not-granted",
+                READ_PATHS_NOT_GRANTED,
                 f"read_paths entry '{entry}' is not granted by {config.path}, so reads there are refused",
                 ("read_paths", "allow", index),
                 anchor="value",
@@ -232,7 +226,7 @@ def _glob_regex(pattern: str) -> "re.Pattern[str]":
     return re.compile("".join(out))
 
 
-@check("no-reachable-provider", family=FAMILY)
+@LINT.check(NO_REACHABLE_PROVIDER)
 def check_reachable_providers(ctx: RuleContext) -> Iterator[Diagnostic]:
     config = _config(ctx)
     if config is None:
@@ -242,14 +236,14 @@ def check_reachable_providers(ctx: RuleContext) -> Iterator[Diagnostic]:
         if not providers or any(p in config.providers for p in providers):
             continue
         yield ctx.report(
-            "no-reachable-provider",
+            NO_REACHABLE_PROVIDER,
             f"stage '{stage.name}' runs on {quoted(providers)}, and {config.path} gives none of them a key or a "
             "script, so the stage cannot run as written",
             stage_path(stage.name) + ("model",),
         )
 
 
-@check("unknown-model", family=FAMILY)
+@LINT.check(UNKNOWN_MODEL)
 def check_unknown_models(ctx: RuleContext) -> Iterator[Diagnostic]:
     catalog = _catalog(ctx)
     if catalog is None:
@@ -260,9 +254,8 @@ def check_unknown_models(ctx: RuleContext) -> Iterator[Diagnostic]:
             if entry.provider not in CLOSED_PROVIDERS or not listed or entry.model in listed:
                 continue
             yield ctx.report(
-                "unknown-model",
-                f"stage '{stage.name}': {entry.provider} does not serve '{entry.model}' according to "
-                f"{catalog.path}",
+                UNKNOWN_MODEL,
+                f"stage '{stage.name}': {entry.provider} does not serve '{entry.model}' according to {catalog.path}",
                 _model_path(ctx, stage.name, index),
                 anchor="value",
             )
@@ -275,7 +268,7 @@ def _model_path(ctx: RuleContext, stage: str, index: int) -> tuple:
     return listed if isinstance(ctx.raw(base + ("models",), None), list) else base
 
 
-@check("unbounded-percentage-budget", family=FAMILY)
+@LINT.check(UNBOUNDED_PERCENTAGE_BUDGET)
 def check_unbounded_percentages(ctx: RuleContext) -> Iterator[Diagnostic]:
     catalog, config = _catalog(ctx), _config(ctx)
     if catalog is None and config is None:
@@ -295,7 +288,7 @@ def check_unbounded_percentages(ctx: RuleContext) -> Iterator[Diagnostic]:
             seen.add(region.name)
             tokens = int(widest * region.budget_percent / 100)
             yield ctx.report(
-                "unbounded-percentage-budget",
+                UNBOUNDED_PERCENTAGE_BUDGET,
                 f"region '{region.name}': budget {region.budget_percent:g}% has no max_tokens cap, so on the "
                 f"widest model the blueprint names ({widest:,} tokens) it holds up to {tokens:,} tokens",
                 path + (region.name, "budget"),

@@ -25,15 +25,41 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
 from ..common import header, stage_path
 from ..context import RuleContext
-from ..registry import check, define
+from ..fixers import KeyEdits, KeyFix, Unfixable
+from ..registry import LINT
 
-FAMILY = "lint"
-CODE = "outdated-key"
 
-define(
-    CODE,
+def move_where_read(edits: KeyEdits, finding: Diagnostic) -> None:
+    """The fixer of `outdated-key`: the key moves where Leviath reads it, when nothing is there."""
+    old = edits.derived(_movable).get(tuple(finding.path))
+    if old is None:
+        raise Unfixable("the key cannot move: something is already where it belongs")
+    edits.move(old.path, old.to)
+
+
+def rename_old_key(edits: KeyEdits, finding: Diagnostic) -> None:
+    """The fixer of the schema's `rejected-key` for a stage key Leviath renamed."""
+    old = edits.derived(_renamable).get(tuple(finding.path))
+    if old is None:
+        raise Unfixable("not an old spelling that a rename fixes")
+    edits.rename(old.path, str(old.to[-1]))
+
+
+def with_current_spellings(document: dict[str, Any], paths: Iterable[KeyPath]) -> dict[str, Any]:
+    """`document` with the old spellings at `paths` moved where Leviath reads them: what a
+    fixed file must mean (the `meant` of both fixers)."""
+    moved = copy.deepcopy(document)
+    wanted = {tuple(p) for p in paths}
+    for old in outdated_keys(document):
+        if old.path in wanted and old.movable:
+            value = _pop(moved, old.path)
+            _put(moved, old.to, value)
+    return moved
+
+
+OUTDATED_KEY = LINT.define(
+    "outdated-key",
     severity="warning",
-    family=FAMILY,
     summary="A key sits where earlier Leviath versions read it; the current one ignores it there.",
     rationale=(
         "Leviath reads a stage's `system_prompt` in the stage table, not in its `model` table, "
@@ -53,7 +79,7 @@ define(
         '[stages.draft.model]\nmodels = [{ provider = "anthropic", model = "claude-sonnet-4-6" }]'
     ),
     fix="move the key where Leviath reads it",
-    fixable=True,
+    fixer=KeyFix(move_where_read, meant=with_current_spellings),
     differs=(
         "Leviath logs a warning for the model-table system_prompt and says nothing about [context] "
         "repetition_detection."
@@ -70,8 +96,9 @@ class Outdated:
     what: str
     #: Nothing is at `to` yet, so moving it changes nothing else.
     movable: bool
-    #: The code that reports it: Leviath refuses a stage key it does not list (`rejected-key`).
-    code: str = CODE
+    #: Leviath refuses the key (a stage key it does not list): the schema's `rejected-key`
+    #: reports it, naming the current spelling.
+    refused: bool = False
 
     @property
     def renamed(self) -> bool:
@@ -96,7 +123,7 @@ def outdated_keys(document: dict[str, Any]) -> Iterator[Outdated]:
                 stage_path(name) + ("tool_routing",),
                 "tool_result_routing",
                 "tool_routing" not in stage,
-                code="rejected-key",
+                refused=True,
             )
         model = stage.get("model") if isinstance(stage, dict) else None
         if isinstance(model, dict) and "system_prompt" in model:
@@ -109,16 +136,12 @@ def outdated_keys(document: dict[str, Any]) -> Iterator[Outdated]:
             )
 
 
-def with_current_spellings(document: dict[str, Any], paths: Iterable[KeyPath]) -> dict[str, Any]:
-    """`document` with the old spellings at `paths` moved where Leviath reads them: what a
-    fixed file must mean."""
-    moved = copy.deepcopy(document)
-    wanted = {tuple(p) for p in paths}
-    for old in outdated_keys(document):
-        if old.path in wanted and old.movable:
-            value = _pop(moved, old.path)
-            _put(moved, old.to, value)
-    return moved
+def _movable(document: dict[str, Any]) -> dict[KeyPath, Outdated]:
+    return {old.path: old for old in outdated_keys(document) if old.movable and not old.renamed}
+
+
+def _renamable(document: dict[str, Any]) -> dict[KeyPath, Outdated]:
+    return {old.path: old for old in outdated_keys(document) if old.movable and old.renamed}
 
 
 def _pop(document: dict[str, Any], path: KeyPath) -> Any:
@@ -135,14 +158,14 @@ def _put(document: dict[str, Any], path: KeyPath, value: Any) -> None:
     node[path[-1]] = value
 
 
-@check(CODE, family=FAMILY)
+@LINT.check(OUTDATED_KEY)
 def check_outdated_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
     for old in outdated_keys(ctx.document):
-        if old.code != CODE:
+        if old.refused:
             continue  # refused: the schema layer's rejected-key names the current spelling
         where = header(old.to[:-1]) if len(old.to) > 1 else f"[{old.to[0]}]"
         if old.movable:
             fix = f"move it into {where} (`blueprint validate --fix` does it)"
         else:
             fix = f"merge it into the {old.to[-1]} already in {where}, then remove it here"
-        yield ctx.report(CODE, old.what, old.path, fix=fix)
+        yield ctx.report(OUTDATED_KEY, old.what, old.path, fix=fix)

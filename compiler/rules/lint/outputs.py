@@ -8,17 +8,15 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ..common import stage_path, string_entries
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
+from ..registry import LINT
+from ..snippets import stage as stage_example
 from .tool_catalog import MODIFYING, canonical
 
-FAMILY = "lint"
 _SHAPE = '\n\n[stages.summary.output]\nformat = "markdown"\ninstructions = "A short report."'
 
-define(
+OUTPUT_SHAPE_NOT_REQUIRED = LINT.define(
     "output-shape-not-required",
     severity="warning",
-    family=FAMILY,
     summary="A stage declares an `[output]` shape but is not required to submit an output.",
     rationale=(
         "A shape tells the model what `submit_output` should carry, but nothing obliges the "
@@ -31,10 +29,9 @@ define(
     leviath="output-shape-not-required",
 )
 
-define(
+OUTPUT_STAGE_CAN_MODIFY = LINT.define(
     "output-stage-can-modify",
     severity="warning",
-    family=FAMILY,
     summary="An output stage grants `write_file` or `edit_file`.",
     rationale=(
         "An output stage reports what happened. One that can also change files invites the "
@@ -48,19 +45,19 @@ define(
 )
 
 
-@check("output-shape-not-required", family=FAMILY)
+@LINT.check(OUTPUT_SHAPE_NOT_REQUIRED)
 def check_unrequired_shape(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if stage.output is not None and not stage.require_output:
             yield ctx.report(
-                "output-shape-not-required",
+                OUTPUT_SHAPE_NOT_REQUIRED,
                 f"stage '{stage.name}' declares an output shape but is not required to submit an output, "
                 "so the run may finish without one",
                 stage_path(stage.name) + ("output",),
             )
 
 
-@check("output-stage-can-modify", family=FAMILY)
+@LINT.check(OUTPUT_STAGE_CAN_MODIFY)
 def check_modifying_output_stage(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if stage.mode != "output":
@@ -68,7 +65,7 @@ def check_modifying_output_stage(ctx: RuleContext) -> Iterator[Diagnostic]:
         for index, tool in string_entries(ctx.raw(stage_path(stage.name) + ("available_tools",), None)):
             if canonical(tool) in MODIFYING:
                 yield ctx.report(
-                    "output-stage-can-modify",
+                    OUTPUT_STAGE_CAN_MODIFY,
                     f"stage '{stage.name}' is an output stage but grants '{tool}', which changes the workspace",
                     stage_path(stage.name) + ("available_tools", index),
                     anchor="value",

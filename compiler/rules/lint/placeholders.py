@@ -9,18 +9,16 @@ from typing import Iterator
 from ...diagnostics import Diagnostic, KeyPath
 from ..common import raw_region_tables, raw_table, stage_path, suggest
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
+from ..registry import LINT
+from ..snippets import stage as stage_example
 
-FAMILY = "lint"
 NUDGE_PLACEHOLDERS = ("stage", "regions")
 REQUIRED_MESSAGE_PLACEHOLDERS = ("region",)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
-define(
+UNKNOWN_PLACEHOLDER = LINT.define(
     "unknown-placeholder",
     severity="warning",
-    family=FAMILY,
     summary=(
         "A nudge `text` uses a placeholder other than `{stage}` / `{regions}`, or a region's "
         "`required_message` one other than `{region}`."
@@ -51,7 +49,7 @@ def _unknown(
         close = suggest(name, allowed)
         known = " or ".join(f"{{{p}}}" for p in allowed)
         yield ctx.report(
-            "unknown-placeholder",
+            UNKNOWN_PLACEHOLDER,
             f"{what} uses '{{{name}}}', which the runtime does not fill in (it knows {known}), so the "
             "model receives it as written",
             path,
@@ -60,7 +58,7 @@ def _unknown(
         )
 
 
-@check("unknown-placeholder", family=FAMILY)
+@LINT.check(UNKNOWN_PLACEHOLDER)
 def check_placeholders(ctx: RuleContext) -> Iterator[Diagnostic]:
     yield from _unknown(
         ctx,

@@ -14,19 +14,17 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ..common import quoted, string_entries
 from ..context import RuleContext
-from ..registry import check, define
+from ..registry import LINT
 from ..structure.read_paths import entry_problem
 from .shell_keys import KEY_PREFIX, command_keys, is_valid_prefix
-from .snippets import stage as stage_example
+from ..snippets import stage as stage_example
 
-FAMILY = "lint"
 _STAGE = "\n\n" + stage_example("work", 'available_tools = ["read_file"]')
 _PREFIX_FIX = "write a program, optionally with the subcommand that narrows it: 'rg', 'cargo test', 'git status'"
 
-define(
+READ_PATHS_DECLARED = LINT.define(
     "read-paths-declared",
     severity="note",
-    family=FAMILY,
     summary="The blueprint declares `[read_paths]`, which do nothing until the user grants them.",
     rationale=(
         "`[read_paths] allow` lists files outside the working directory the agent wants to read. "
@@ -45,10 +43,9 @@ define(
     ),
 )
 
-define(
+BROAD_READ_PATH = LINT.define(
     "broad-read-path",
     severity="warning",
-    family=FAMILY,
     summary="A `[read_paths]` entry is so broad it grants the whole home directory or the whole machine.",
     rationale=(
         "An entry such as `~`, `/`, `glob:~/**` or `regex:/.*` asks to read every file the user "
@@ -62,10 +59,9 @@ define(
     differs="Leviath misses `glob:~/**`, `~/*`, `regex:~/.*` and drive roots such as `C:/`.",
 )
 
-define(
+UNPARSEABLE_SAFE_COMMAND = LINT.define(
     "unparseable-safe-command",
     severity="error",
-    family=FAMILY,
     summary="A `[safe_commands] shell` entry is not a bare command prefix, so no call can ever match it.",
     rationale=(
         "Shell calls are approved per command: the program, plus a subcommand that narrows it "
@@ -80,10 +76,9 @@ define(
     leviath="unparseable-safe-command",
 )
 
-define(
+SAFE_COMMANDS_DECLARED = LINT.define(
     "safe-commands-declared",
     severity="note",
-    family=FAMILY,
     summary="The blueprint declares `[safe_commands]`, which apply only where the user opts in.",
     rationale=(
         "A blueprint may list commands and tools it would like to run without approval, but "
@@ -136,7 +131,7 @@ def broad_read_path(entry: str) -> str | None:
     return None
 
 
-@check("read-paths-declared", "broad-read-path", family=FAMILY)
+@LINT.check(READ_PATHS_DECLARED, BROAD_READ_PATH)
 def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not isinstance(ctx.raw(("read_paths",), None), dict):
         return
@@ -144,7 +139,7 @@ def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not entries:
         return
     yield ctx.report(
-        "read-paths-declared",
+        READ_PATHS_DECLARED,
         f"declares read_paths (reads outside the run's working directory): {quoted((e for _, e in entries), limit=8)}",
         ("read_paths", "allow"),
         fix=f"these reads are refused unless the user's configuration grants them "
@@ -156,14 +151,14 @@ def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
         opens = broad_read_path(entry)
         if opens is not None:
             yield ctx.report(
-                "broad-read-path",
+                BROAD_READ_PATH,
                 f"read_paths entry '{entry}' is very broad: it can match {opens}",
                 ("read_paths", "allow", index),
                 anchor="value",
             )
 
 
-@check("unparseable-safe-command", family=FAMILY)
+@LINT.check(UNPARSEABLE_SAFE_COMMAND)
 def check_safe_command_entries(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not isinstance(ctx.raw(("safe_commands",), None), dict):
         return
@@ -174,7 +169,7 @@ def check_safe_command_entries(ctx: RuleContext) -> Iterator[Diagnostic]:
         reads_as = keys[0][len(KEY_PREFIX) :] if len(keys) == 1 else None
         usable = reads_as is not None and is_valid_prefix(reads_as)
         yield ctx.report(
-            "unparseable-safe-command",
+            UNPARSEABLE_SAFE_COMMAND,
             f"safe_commands shell entry '{entry}' is not a bare command prefix"
             + (f" (it reads as '{reads_as}')" if usable else "")
             + ", so no call can ever match it",
@@ -184,13 +179,13 @@ def check_safe_command_entries(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-@check("safe-commands-declared", family=FAMILY)
+@LINT.check(SAFE_COMMANDS_DECLARED)
 def check_safe_commands_block(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not isinstance(ctx.raw(("safe_commands",), None), dict):
         return
     if any(next(string_entries(ctx.raw(("safe_commands", key), None)), None) for key in ("shell", "tools")):
         yield ctx.report(
-            "safe-commands-declared",
+            SAFE_COMMANDS_DECLARED,
             "declares safe_commands; declaring is not granting: the entries apply only where the user "
             "opts in, and every listed command still asks elsewhere",
             ("safe_commands",),

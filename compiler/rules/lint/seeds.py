@@ -10,10 +10,8 @@ from ...ir.build_regions import build_seed
 from ...schema.describe import toml_type
 from ..common import did_you_mean, raw_region_tables, raw_seeds
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
-
-FAMILY = "lint"
+from ..registry import LINT
+from ..snippets import stage as stage_example
 
 #: Seed forms in the order the reference tries them; the first one present wins.
 SEED_FORMS = ("glob", "files", "literal", "rhai", "command", "tool", "tools", "caller")
@@ -22,17 +20,16 @@ _FORM_TYPES: dict[str, type] = {
 }  # fmt: skip
 _FORMS_FIX = "use one of the seed forms caller, literal, files, glob, rhai, command, tool or tools"
 
-define(
+REGION_SEED_NOT_UNDERSTOOD = LINT.define(
     "region-seed-not-understood",
     severity="warning",
-    family=FAMILY,
     summary="A region's `seed` is no seed the runtime reads, so the region starts empty.",
     rationale=(
         "A seed fills a region before the first inference: from a caller input (a string), or "
         "from a table naming a literal, files, a glob, a Rhai script, a command or tool calls. "
         'A table with none of those keys in a readable shape (`{ caller_input = "task" }`, '
         '`{ tools = [] }`, `{ files = "a" }`), or a seed of another type (`seed = 42`, '
-        "`seed = [\"a\"]`), is no seed at all. The runtime drops it without a word, the region "
+        '`seed = ["a"]`), is no seed at all. The runtime drops it without a word, the region '
         "starts empty, and a region named `task` even loses the task input it would otherwise "
         "receive."
     ),
@@ -43,10 +40,9 @@ define(
     differs="Leviath checks regions of the top-level [context.regions] only; we check stage layouts too.",
 )
 
-define(
+SEED_KEY_IGNORED = LINT.define(
     "seed-key-ignored",
     severity="warning",
-    family=FAMILY,
     summary="A seed table gives a second form, or a `refresh` its form does not read, and the runtime skips it.",
     rationale=(
         "A seed has exactly one form. The runtime takes the first it finds, in the order glob, "
@@ -74,7 +70,7 @@ def _winning_form(seed: dict[str, Any]) -> str | None:
     return None
 
 
-@check("region-seed-not-understood", family=FAMILY)
+@LINT.check(REGION_SEED_NOT_UNDERSTOOD)
 def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
     for prefix, regions in raw_region_tables(ctx):
         for region, raw in regions.items():
@@ -83,7 +79,7 @@ def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue  # a caller input, or a table judged below
             lost = ", losing the --task input it would otherwise receive" if region == "task" else ""
             yield ctx.report(
-                "region-seed-not-understood",
+                REGION_SEED_NOT_UNDERSTOOD,
                 f"region '{region}': a seed must be a string (a caller input) or a table, not "
                 f"{toml_type(seed)}, so the runtime reads no seed and the region starts empty{lost}",
                 prefix + (region, "seed"),
@@ -97,8 +93,7 @@ def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
         fix = did_you_mean(unknown[0], SEED_FORMS, _FORMS_FIX) if len(unknown) == 1 else _FORMS_FIX
         if isinstance(seed.get("tools"), list):
             why = (
-                "its tools list holds no call the runtime can read (each needs a tool name), which drops "
-                "the whole seed"
+                "its tools list holds no call the runtime can read (each needs a tool name), which drops the whole seed"
             )
             fix = 'name the tool of each call: tools = ["name"] or [{ name = "…", args = { … } }]'
         else:
@@ -107,14 +102,14 @@ def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "tools in a form the runtime reads"
             )
         yield ctx.report(
-            "region-seed-not-understood",
+            REGION_SEED_NOT_UNDERSTOOD,
             f"region '{region}': {why}, so the region starts empty{lost}",
             path,
             fix=fix,
         )
 
 
-@check("seed-key-ignored", family=FAMILY)
+@LINT.check(SEED_KEY_IGNORED)
 def check_shadowed_seed_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
     for path, region, seed in raw_seeds(ctx):
         winner = _winning_form(seed)
@@ -123,7 +118,7 @@ def check_shadowed_seed_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
         for form in SEED_FORMS:
             if form != winner and form in seed and isinstance(seed[form], _FORM_TYPES[form]):
                 yield ctx.report(
-                    "seed-key-ignored",
+                    SEED_KEY_IGNORED,
                     f"region '{region}': seed key '{form}' is ignored because the runtime reads the "
                     f"'{winner}' form of this seed; a seed has exactly one form",
                     path + (form,),
@@ -131,7 +126,7 @@ def check_shadowed_seed_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
         if "refresh" in seed and winner not in ("tool", "tools"):
             yield ctx.report(
-                "seed-key-ignored",
+                SEED_KEY_IGNORED,
                 f"region '{region}': refresh is read only by tool seeds, so this '{winner}' seed runs once",
                 path + ("refresh",),
                 fix="remove refresh",

@@ -8,12 +8,10 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import check, define
+from ..registry import LINT
 from .shell_keys import default_safe_list_covers
-from .snippets import stage as stage_example
+from ..snippets import stage as stage_example
 from .tool_catalog import BLOCKING_INTERACTION_TOOLS, canonical, spellings
-
-FAMILY = "lint"
 
 
 def _clock(policy: str) -> str:
@@ -21,10 +19,9 @@ def _clock(policy: str) -> str:
     return f'[tool_permissions]\ncurrent_time = "{policy}"\n\n{seed}\n\n' + stage_example("work")
 
 
-define(
+COMMAND_SEED = LINT.define(
     "command-seed",
     severity="note",
-    family=FAMILY,
     summary="A region is seeded by a shell command, which runs at spawn before any approval prompt.",
     rationale=(
         '`seed = { command = "…" }` runs the command when the agent is spawned, before the '
@@ -46,10 +43,9 @@ define(
     ),
 )
 
-define(
+TOOL_SEED = LINT.define(
     "tool-seed",
     severity="note",
-    family=FAMILY,
     summary="A region is seeded by tool calls, which run at spawn before any approval prompt.",
     rationale=(
         "`seed = { tool = … }` / `{ tools = [...] }` calls the tools when the agent is spawned, "
@@ -66,10 +62,9 @@ define(
     differs="Leviath emits one finding for the whole blueprint; we emit one per region and look at stage layouts too.",
 )
 
-define(
+SEED_TOOL_REFUSED = LINT.define(
     "seed-tool-refused",
     severity="warning",
-    family=FAMILY,
     summary="A seed calls a tool the blueprint's own `[tool_permissions]` sets to `ask` or `deny`.",
     rationale=(
         "Seed calls run at spawn, where nobody can answer a prompt: a tool whose policy is "
@@ -83,10 +78,9 @@ define(
     fix='set the tool to "allow" in [tool_permissions], or fill the region another way',
 )
 
-define(
+HOLDS_UNDER_YOLO = LINT.define(
     "holds-under-yolo",
     severity="note",
-    family=FAMILY,
     summary="A checkpoint still stops an unattended run for a person.",
     rationale=(
         "An unattended (`--yolo`) run approves interaction points and drops blocking tools, "
@@ -112,7 +106,7 @@ define(
 )
 
 
-@check("seed-tool-refused", family=FAMILY)
+@LINT.check(SEED_TOOL_REFUSED)
 def check_refused_seed_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
     policies = {p.tool: p.policy for p in ctx.blueprint.tool_permissions}
     for prefix, layout, _ in layouts(ctx):
@@ -129,14 +123,14 @@ def check_refused_seed_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
                         else ", so the call is refused"
                     )
                     yield ctx.report(
-                        "seed-tool-refused",
+                        SEED_TOOL_REFUSED,
                         f"region '{region.name}' is seeded by '{call.name}', which [tool_permissions] sets to "
                         f"'{policy}'{why}: the seed fails and the region starts empty",
                         prefix + (region.name, "seed"),
                     )
 
 
-@check("command-seed", "tool-seed", family=FAMILY)
+@LINT.check(COMMAND_SEED, TOOL_SEED)
 def check_spawn_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
     seen: set[tuple[str, object]] = set()
     for prefix, layout, _ in layouts(ctx):
@@ -154,7 +148,7 @@ def check_spawn_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue
             again = " (and again on every stage entry)" if seed.refresh == "each_stage" else ""
             yield ctx.report(
-                "tool-seed",
+                TOOL_SEED,
                 f"region '{region.name}' calls {quoted(call.name for call in seed.tools)} at spawn{again}, before "
                 "the first inference and before any tool-approval prompt",
                 path,
@@ -172,7 +166,7 @@ def _command_seed(ctx: RuleContext, region: str, command: str, path: tuple) -> D
         verdict = "the default safe list does not cover it, so a stock install refuses it and the region starts empty"
         fix = "add its programs to [safe_commands] shell (which the user must honour), or seed the region another way"
     return ctx.report(
-        "command-seed",
+        COMMAND_SEED,
         f"region '{region}' runs the shell command '{command}' at spawn, before the first inference and "
         f"before any tool-approval prompt; {verdict}",
         path,
@@ -180,7 +174,7 @@ def _command_seed(ctx: RuleContext, region: str, command: str, path: tuple) -> D
     )
 
 
-@check("holds-under-yolo", family=FAMILY)
+@LINT.check(HOLDS_UNDER_YOLO)
 def check_held_checkpoints(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         path = stage_path(stage.name)
@@ -189,7 +183,7 @@ def check_held_checkpoints(ctx: RuleContext) -> Iterator[Diagnostic]:
                 if point.unattended == "ask":
                     name = f"'{point.name}'" if point.name else f"{index + 1}"
                     yield ctx.report(
-                        "holds-under-yolo",
+                        HOLDS_UNDER_YOLO,
                         f"stage '{stage.name}': interaction point {name} declares unattended = \"ask\", so "
                         "it still stops an unattended run for a person",
                         path + ("interaction_points", index, "unattended"),
@@ -200,7 +194,7 @@ def check_held_checkpoints(ctx: RuleContext) -> Iterator[Diagnostic]:
             # A required tool the stage does not grant holds nothing: required-tool-not-available.
             if canonical(tool) in BLOCKING_INTERACTION_TOOLS and canonical(tool) in granted:
                 yield ctx.report(
-                    "holds-under-yolo",
+                    HOLDS_UNDER_YOLO,
                     f"stage '{stage.name}' keeps '{tool}' in required_tools, so an unattended run still "
                     "stops for a person whenever the model calls it",
                     path + ("required_tools", index),

@@ -6,7 +6,7 @@ that table with every key at its default (`[stages.a.transitions]` `b = "true"` 
 without changing what a run does.
 
 `canonical_values(document)` and `tables_written_as_values(document)` are the one list of
-such values; the check reports them and the fixer (`compiler.fix`) rewrites them, so the two
+such values; the check reports them and the fixer below rewrites them, so the two
 cannot disagree.
 """
 
@@ -21,33 +21,42 @@ from ...ir.build_sections import POLICIES
 from ...ir.build_values import Table, ascii_lower, table
 from ...schema.describe import dotted, preview, toml_type
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
-
-FAMILY = "lint"
-CODE = "non-canonical-value"
+from ..fixers import KeyEdits, KeyFix, Unfixable
+from ..registry import LINT
+from ..snippets import stage as stage_example
 
 #: Seed `refresh` spellings (after trimming and ASCII lower-casing) and what they mean.
 REFRESH_SPELLINGS = {"once": "once", "spawn": "once", "each_stage": "each_stage", "stage": "each_stage"}
 
-define(
-    CODE,
+
+def write_canonical(edits: KeyEdits, finding: Diagnostic) -> None:
+    """The fixer: `{}` for a value where a table belongs, else the canonical spelling."""
+    path = tuple(finding.path)
+    if path in edits.derived(_tables_written_as_values):
+        edits.replace_with_table(path)
+        return
+    canonical = edits.derived(_canonical_spellings).get(path)
+    if canonical is None:
+        raise Unfixable("the value is already canonical")
+    edits.replace_string(path, canonical)
+
+
+NON_CANONICAL_VALUE = LINT.define(
+    "non-canonical-value",
     severity="warning",
-    family=FAMILY,
     summary=(
-        "A value is written in a form the runtime reads as another (`summarize`, `\"ALLOW\"`, "
-        "`b = \"true\"` as an edge)."
+        'A value is written in a form the runtime reads as another (`summarize`, `"ALLOW"`, `b = "true"` as an edge).'
     ),
     rationale=(
-        "The runtime reads `transform = \"summarize\"` as `compact`, region `kind = \"hash_map\"` as "
-        "`hashmap`, a seed's `refresh = \"stage\"` as `each_stage` (and `\"spawn\"` as `once`, "
+        'The runtime reads `transform = "summarize"` as `compact`, region `kind = "hash_map"` as '
+        '`hashmap`, a seed\'s `refresh = "stage"` as `each_stage` (and `"spawn"` as `once`, '
         "ignoring case and surrounding spaces), and tool policies whatever their case. Where a "
         "table belongs, it reads any other value as that table with every key at its default: "
-        "`b = \"true\"` (or `b = false`) under `[stages.a.transitions]` is an `always` edge to "
+        '`b = "true"` (or `b = false`) under `[stages.a.transitions]` is an `always` edge to '
         "`b`, `solo = 5` under `[stages]` a stage, `r = 5` under `[context.regions]` a temporary "
-        "region, a number in `interaction_points` a blank checkpoint, `agent = \"x\"` an agent "
+        'region, a number in `interaction_points` a blank checkpoint, `agent = "x"` an agent '
         "with every setting at its default. The file works, but it does not say what it does: "
-        "`b = false` reads as \"no edge\" and is one. `blueprint validate --fix` writes the "
+        '`b = false` reads as "no edge" and is one. `blueprint validate --fix` writes the '
         "canonical form (`b = {}`), which runs exactly the same; remove the line instead if no "
         "edge, stage or region was meant."
     ),
@@ -58,7 +67,7 @@ define(
     + "\n\n"
     + stage_example("done", "[stages.done.transitions]"),
     fix="write the canonical spelling",
-    fixable=True,
+    fixer=KeyFix(write_canonical),
 )
 
 
@@ -94,14 +103,18 @@ def tables_written_as_values(document: dict[str, Any]) -> Iterator[tuple[KeyPath
         yield from _scalar_regions(table(stage.get("context")).get("regions"), base + ("context", "regions"))
         for target, edge in table(stage.get("transitions")).items():
             if not isinstance(edge, dict):
-                yield base + ("transitions", target), edge, (
-                    f"an edge from '{name}' to '{target}' with every key at its default (condition always)"
+                yield (
+                    base + ("transitions", target),
+                    edge,
+                    (f"an edge from '{name}' to '{target}' with every key at its default (condition always)"),
                 )
         points = stage.get("interaction_points")
         for index, point in enumerate(points if isinstance(points, list) else ()):
             if not isinstance(point, dict):
-                yield base + ("interaction_points", index), point, (
-                    f"a blank interaction point of stage '{name}' (no name, no prompt)"
+                yield (
+                    base + ("interaction_points", index),
+                    point,
+                    (f"a blank interaction point of stage '{name}' (no name, no prompt)"),
                 )
 
 
@@ -131,11 +144,19 @@ def _regions(regions: Table, path: KeyPath) -> Iterator[tuple[KeyPath, str, str]
                 yield path + (name, "seed", "refresh"), refresh, meaning
 
 
-@check(CODE, family=FAMILY)
+def _canonical_spellings(document: dict[str, Any]) -> dict[KeyPath, str]:
+    return {path: canonical for path, _, canonical in canonical_values(document)}
+
+
+def _tables_written_as_values(document: dict[str, Any]) -> set[KeyPath]:
+    return {path for path, _, _ in tables_written_as_values(document)}
+
+
+@LINT.check(NON_CANONICAL_VALUE)
 def check_spellings(ctx: RuleContext) -> Iterator[Diagnostic]:
     for path, written, canonical in canonical_values(ctx.document):
         yield ctx.report(
-            CODE,
+            NON_CANONICAL_VALUE,
             f"{_what(path)} '{written}' is read as '{canonical}'",
             path,
             anchor="value",
@@ -144,7 +165,7 @@ def check_spellings(ctx: RuleContext) -> Iterator[Diagnostic]:
     for path, written, meaning in tables_written_as_values(ctx.document):
         shown = preview(written)
         yield ctx.report(
-            CODE,
+            NON_CANONICAL_VALUE,
             f"{dotted(path)} is {toml_type(written)}{f' ({shown})' if shown is not None else ''} where a table "
             f"belongs; the runtime reads any such value as {meaning}, whatever the value says",
             path,

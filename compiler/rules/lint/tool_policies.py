@@ -9,16 +9,13 @@ from ...diagnostics import Diagnostic
 from ...ir.model import Stage
 from ..common import raw_table, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
+from ..registry import LINT
+from ..snippets import stage as stage_example
 from .tool_catalog import BLOCKING_INTERACTION_TOOLS, SHELL_TOOL, canonical, spellings
 
-FAMILY = "lint"
-
-define(
+ORPHAN_STAGE_PERMISSION = LINT.define(
     "orphan-stage-permission",
     severity="error",
-    family=FAMILY,
     summary="A stage's `tool_permissions` sets a policy for a tool the stage does not grant.",
     rationale=(
         "A permission only decides how a granted tool's calls are approved; it grants nothing. "
@@ -42,10 +39,9 @@ define(
     ),
 )
 
-define(
+BLOCKING_TOOL_IN_AUTONOMOUS_STAGE = LINT.define(
     "blocking-tool-in-autonomous-stage",
     severity="warning",
-    family=FAMILY,
     summary="An autonomous stage grants a tool that waits for a person (`ask_user_*`, reviews).",
     rationale=(
         "An autonomous stage runs with nobody attached. A call to `ask_user_text`, "
@@ -61,10 +57,9 @@ define(
     leviath="blocking-tool-in-autonomous-stage",
 )
 
-define(
+IMPLICIT_SHELL_POLICY = LINT.define(
     "implicit-shell-policy",
     severity="warning",
-    family=FAMILY,
     summary="A stage grants `shell`/`bash` and no permission says whether its calls are allowed.",
     rationale=(
         "The shell's default policy is `ask`. An `ask` with nobody to answer waits rather than "
@@ -80,10 +75,9 @@ define(
     leviath="implicit-shell-policy",
 )
 
-define(
+ROUTING_WITHOUT_REGION_READ = LINT.define(
     "routing-without-region-read",
     severity="warning",
-    family=FAMILY,
     summary="A stage routes tool results into a region and can read files but not context regions.",
     rationale=(
         "With `[tool_routing]` sending results somewhere other than the conversation, the model "
@@ -107,7 +101,7 @@ def _granted_spellings(stage: Stage) -> set[str]:
     return {alias for tool in stage.available_tools for alias in spellings(tool)}
 
 
-@check("orphan-stage-permission", family=FAMILY)
+@LINT.check(ORPHAN_STAGE_PERMISSION)
 def check_orphan_permissions(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         # A connector grants whatever its server advertises at spawn: nothing to compare with.
@@ -118,7 +112,7 @@ def check_orphan_permissions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for tool in raw_table(ctx, path):
             if tool not in granted:
                 yield ctx.report(
-                    "orphan-stage-permission",
+                    ORPHAN_STAGE_PERMISSION,
                     f"stage '{stage.name}' sets a permission for '{tool}', which it does not grant in "
                     "available_tools: it reads as a grant and is not one",
                     path + (tool,),
@@ -126,7 +120,7 @@ def check_orphan_permissions(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
 
 
-@check("blocking-tool-in-autonomous-stage", family=FAMILY)
+@LINT.check(BLOCKING_TOOL_IN_AUTONOMOUS_STAGE)
 def check_blocking_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         if stage.mode != "autonomous" or stage.allow_blocking_tools:
@@ -140,7 +134,7 @@ def check_blocking_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
                 kept = {canonical(required) for required in stage.required_tools}
             if name not in kept:
                 yield ctx.report(
-                    "blocking-tool-in-autonomous-stage",
+                    BLOCKING_TOOL_IN_AUTONOMOUS_STAGE,
                     f"stage '{stage.name}' is autonomous but grants '{tool}', which suspends the run until "
                     "a person answers",
                     stage_path(stage.name) + ("available_tools", index),
@@ -148,7 +142,7 @@ def check_blocking_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
 
 
-@check("implicit-shell-policy", family=FAMILY)
+@LINT.check(IMPLICIT_SHELL_POLICY)
 def check_shell_policy(ctx: RuleContext) -> Iterator[Diagnostic]:
     shell = spellings(SHELL_TOOL)
     # Any written policy counts, even a misspelt one (the schema layer reports its value).
@@ -165,7 +159,7 @@ def check_shell_policy(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         for index, tool in granted:
             yield ctx.report(
-                "implicit-shell-policy",
+                IMPLICIT_SHELL_POLICY,
                 f"stage '{stage.name}' grants '{tool}' with no permission set for it, so its commands "
                 "default to ask, and an unattended run waits on that prompt instead of being refused",
                 stage_path(stage.name) + ("available_tools", index),
@@ -173,7 +167,7 @@ def check_shell_policy(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
 
 
-@check("routing-without-region-read", family=FAMILY)
+@LINT.check(ROUTING_WITHOUT_REGION_READ)
 def check_routing_reads(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage in ctx.blueprint.stages:
         routing = stage.tool_routing
@@ -186,7 +180,7 @@ def check_routing_reads(ctx: RuleContext) -> Iterator[Diagnostic]:
         if not routed or not readers or "context_read" in tools:
             continue
         yield ctx.report(
-            "routing-without-region-read",
+            ROUTING_WITHOUT_REGION_READ,
             f"stage '{stage.name}' routes tool results into region '{routed[0]}' and grants "
             f"'{readers[0]}' but not 'context_read', so the model's only way to follow the results "
             "is to aim read_file at a region name, which fails",

@@ -9,17 +9,15 @@ from typing import Iterator, NamedTuple
 from ...diagnostics import Diagnostic, KeyPath
 from ..common import did_you_mean, edge_path, raw_seeds, raw_table, stage_path, string_entries
 from ..context import Anchor, RuleContext
-from ..registry import check, define
-from .snippets import stage as stage_example
+from ..registry import LINT
+from ..snippets import stage as stage_example
 from .tool_catalog import is_known, known_tools, spellings
 
-FAMILY = "lint"
 _UNKNOWN_FIX = "check the spelling, drop the entry, or add the name to known-tools in [tool.blueprint]"
 
-define(
+UNKNOWN_TOOL = LINT.define(
     "unknown-tool",
     severity="error",
-    family=FAMILY,
     summary="An `available_tools` entry names no tool the runtime knows.",
     rationale=(
         "A stage is offered exactly the tools it lists. A name that is no built-in tool, no "
@@ -39,10 +37,9 @@ define(
     ),
 )
 
-define(
+UNKNOWN_TOOL_REFERENCE = LINT.define(
     "unknown-tool-reference",
     severity="warning",
-    family=FAMILY,
     summary=(
         "A tool named in a permission, a gate's `tools`, a routing override, a seed call or "
         "`[safe_commands] tools` is no tool the runtime knows."
@@ -64,7 +61,7 @@ define(
 )
 
 
-@check("unknown-tool", family=FAMILY)
+@LINT.check(UNKNOWN_TOOL)
 def check_available_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = known_tools(ctx)
     for stage, raw in raw_table(ctx, ("stages",)).items():
@@ -72,7 +69,7 @@ def check_available_tools(ctx: RuleContext) -> Iterator[Diagnostic]:
         for index, name in string_entries(tools):
             if not is_known(name, known):
                 yield ctx.report(
-                    "unknown-tool",
+                    UNKNOWN_TOOL,
                     f"stage '{stage}' grants '{name}', which is not a built-in tool, a sub-agent tool, "
                     "an MCP tool (server__tool) or a tools/*.rhai script beside the blueprint",
                     stage_path(stage) + ("available_tools", index),
@@ -149,14 +146,14 @@ def _safe_command_mentions(ctx: RuleContext) -> Iterator[_Mention]:
         yield _Mention(name, "[safe_commands] tools", "the entry pre-approves nothing", path, "value")
 
 
-@check("unknown-tool-reference", family=FAMILY)
+@LINT.check(UNKNOWN_TOOL_REFERENCE)
 def check_tool_mentions(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = known_tools(ctx)
     mentions = chain(_permission_mentions(ctx), _gate_and_routing_mentions(ctx), _seed_mentions(ctx))
     for mention in chain(mentions, _safe_command_mentions(ctx)):
         if mention.path[0] == "safe_commands" and mention.name.startswith("shell:"):
             yield ctx.report(
-                "unknown-tool-reference",
+                UNKNOWN_TOOL_REFERENCE,
                 f"[safe_commands] tools entry '{mention.name}' is a shell command, not a tool; the runtime "
                 "ignores tools entries spelled with the shell: prefix",
                 mention.path,
@@ -165,7 +162,7 @@ def check_tool_mentions(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
         elif not is_known(mention.name, known):
             yield ctx.report(
-                "unknown-tool-reference",
+                UNKNOWN_TOOL_REFERENCE,
                 f"{mention.where} names '{mention.name}', which is not a tool the runtime knows, so {mention.effect}",
                 mention.path,
                 anchor=mention.anchor,

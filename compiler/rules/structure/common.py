@@ -1,4 +1,4 @@
-"""The structure family's name, and the shared rule helpers its modules use."""
+"""The shared rule helpers the structure modules use."""
 
 from __future__ import annotations
 
@@ -16,6 +16,16 @@ from ..common import (
     string_entries,
 )
 
-FAMILY = "structure"
-
-__all__ = ["FAMILY", "stage_path", "edge_path", "header", "raw_table", "edges", "layouts", "raw_region_tables", "quoted", "suggest", "did_you_mean", "string_entries"]
+__all__ = [
+    "stage_path",
+    "edge_path",
+    "header",
+    "raw_table",
+    "edges",
+    "layouts",
+    "raw_region_tables",
+    "quoted",
+    "suggest",
+    "did_you_mean",
+    "string_entries",
+]

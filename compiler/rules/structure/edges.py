@@ -8,13 +8,14 @@ from ...diagnostics import Diagnostic
 from ...ir.build_edges import STUCK_KEYS
 from ...ir.model import CONDITIONS, MODIFYING_TOOLS
 from ..context import MISSING, RuleContext
-from ..registry import check, define
-from .common import FAMILY, edge_path, edges, header, quoted, stage_path
+from ..registry import STRUCTURE
+from ..snippets import blueprint
+from ..snippets import stage as declared
+from .common import edge_path, edges, header, quoted, stage_path
 
-define(
+STUCK_WITHOUT_THRESHOLD = STRUCTURE.define(
     "stuck-without-threshold",
     severity="error",
-    family=FAMILY,
     summary='An edge with `condition = "stuck"` sets no positive `stuck_after_*` threshold.',
     rationale=(
         "A stuck edge fires when one of its thresholds trips: so many inferences, minutes, edits "
@@ -22,10 +23,13 @@ define(
         "and the recovery path it was meant to open does not exist. The reference runtime "
         "refuses the blueprint (0 and negative values count as unset)."
     ),
-    example='[stages.implement.transitions.reassess]\ncondition = "stuck"\n\n[stages.reassess.transitions]',
-    example_fixed=(
-        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 30\n\n'
-        "[stages.reassess.transitions]"
+    example=blueprint(
+        declared("implement"), '[stages.implement.transitions.reassess]\ncondition = "stuck"', declared("reassess")
+    ),
+    example_fixed=blueprint(
+        declared("implement"),
+        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10',
+        declared("reassess"),
     ),
     fix=(
         "add a positive stuck_after_iterations, stuck_after_minutes, "
@@ -34,66 +38,72 @@ define(
     leviath="P29, V16",
 )
 
-define(
+THRESHOLD_WITHOUT_STUCK = STRUCTURE.define(
     "threshold-without-stuck",
     severity="error",
-    family=FAMILY,
     summary='An edge sets `stuck_after_*` thresholds but its condition is not "stuck".',
     rationale=(
         "Stuck thresholds are read only on an edge whose condition is `stuck`; on any other edge "
         "they are silently never used, so the stage is not watched the way the author expects. "
         "The reference runtime refuses the blueprint."
     ),
-    example="[stages.implement.transitions.reassess]\nstuck_after_iterations = 30\n\n[stages.reassess.transitions]",
-    example_fixed=(
-        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 30\n\n'
-        "[stages.reassess.transitions]"
+    example=blueprint(
+        declared("implement"),
+        "[stages.implement.transitions.reassess]\nstuck_after_iterations = 10",
+        declared("reassess"),
+    ),
+    example_fixed=blueprint(
+        declared("implement"),
+        '[stages.implement.transitions.reassess]\ncondition = "stuck"\nstuck_after_iterations = 10',
+        declared("reassess"),
     ),
     fix='set condition = "stuck" on the edge, or remove the thresholds',
     leviath="P30",
 )
 
-define(
+GATE_WITHOUT_MODIFYING_TOOL = STRUCTURE.define(
     "gate-without-modifying-tool",
     severity="error",
-    family=FAMILY,
     summary="A gate requires modifications but the stage offers no tool that modifies files.",
     rationale=(
         "`require_modifications` holds the edge until the stage has changed a file. A stage "
         "whose available_tools contain neither `write_file`, `edit_file` nor a tool listed in "
         "the gate's `tools` can never satisfy it. The reference runtime refuses the blueprint."
     ),
-    example=(
-        '[stages.implement]\navailable_tools = ["read_file"]\n\n'
-        "[stages.implement.transitions.review]\ngate = { require_modifications = true }\n\n"
-        "[stages.review.transitions]"
+    example=blueprint(
+        declared("implement", 'available_tools = ["read_file"]'),
+        "[stages.implement.transitions.review]\ngate = { require_modifications = true }",
+        declared("review"),
     ),
-    example_fixed=(
-        '[stages.implement]\navailable_tools = ["read_file", "edit_file"]\n\n'
-        "[stages.implement.transitions.review]\ngate = { require_modifications = true }\n\n"
-        "[stages.review.transitions]"
+    example_fixed=blueprint(
+        declared("implement", 'available_tools = ["read_file", "edit_file"]'),
+        "[stages.implement.transitions.review]\ngate = { require_modifications = true }",
+        declared("review"),
     ),
     fix="offer write_file or edit_file, or list the stage's modifying tool in gate.tools",
     leviath="V17",
 )
 
-define(
+SELF_LOOP_WITHOUT_MAX_REVISITS = STRUCTURE.define(
     "self-loop-without-max-revisits",
     severity="error",
-    family=FAMILY,
     summary="A stage has a transition to itself but no `max_revisits`.",
     rationale=(
         "A self-loop lets a stage re-enter itself; without `max_revisits` nothing bounds how "
         "often, and a run can loop forever. The reference runtime refuses the blueprint (any "
         "value, even 0, satisfies it)."
     ),
-    example=(
-        '[stages.plan.transitions.plan]\nhint = "revise the plan"\n\n'
-        '[stages.plan.transitions.done]\nhint = "the plan is approved"\n\n[stages.done.transitions]'
+    example=blueprint(
+        declared("plan"),
+        '[stages.plan.transitions.plan]\nhint = "revise the plan"',
+        '[stages.plan.transitions.done]\nhint = "the plan is approved"',
+        declared("done"),
     ),
-    example_fixed=(
-        '[stages.plan]\nmax_revisits = 3\n\n[stages.plan.transitions.plan]\nhint = "revise the plan"\n\n'
-        '[stages.plan.transitions.done]\nhint = "the plan is approved"\n\n[stages.done.transitions]'
+    example_fixed=blueprint(
+        declared("plan", "max_revisits = 3"),
+        '[stages.plan.transitions.plan]\nhint = "revise the plan"',
+        '[stages.plan.transitions.done]\nhint = "the plan is approved"',
+        declared("done"),
     ),
     fix="set max_revisits on the stage",
     leviath="V18",
@@ -108,7 +118,7 @@ def _condition_phrase(raw: object) -> str | None:
     return f"its condition is '{raw}', not 'stuck'" if isinstance(raw, str) and raw in CONDITIONS else None
 
 
-@check("stuck-without-threshold", family=FAMILY)
+@STRUCTURE.check(STUCK_WITHOUT_THRESHOLD)
 def check_stuck_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         if edge.condition != "stuck" or edge.stuck is not None:
@@ -120,7 +130,7 @@ def check_stuck_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
             noun = "a positive integer" if len(unset) == 1 else "positive integers"
             detail = f" ({quoted(unset)} must be {noun} to count)"
         yield ctx.report(
-            "stuck-without-threshold",
+            STUCK_WITHOUT_THRESHOLD,
             f"transition from '{stage.name}' to '{edge.target}' has condition 'stuck' but no "
             f"stuck_after_* threshold, so it can never fire{detail}",
             path + ("condition",),
@@ -128,7 +138,7 @@ def check_stuck_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-@check("threshold-without-stuck", family=FAMILY)
+@STRUCTURE.check(THRESHOLD_WITHOUT_STUCK)
 def check_thresholds(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         if edge.stuck is None or edge.condition == "stuck":
@@ -140,13 +150,13 @@ def check_thresholds(ctx: RuleContext) -> Iterator[Diagnostic]:
         armed = [key for key, field in STUCK_KEYS.items() if getattr(edge.stuck, field) is not None]
         never = "the threshold is never read" if len(armed) == 1 else "the thresholds are never read"
         yield ctx.report(
-            "threshold-without-stuck",
+            THRESHOLD_WITHOUT_STUCK,
             f"transition from '{stage.name}' to '{edge.target}' sets {quoted(armed)}, but {condition}, so {never}",
             path + (armed[0],),
         )
 
 
-@check("gate-without-modifying-tool", family=FAMILY)
+@STRUCTURE.check(GATE_WITHOUT_MODIFYING_TOOL)
 def check_modification_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         gate = edge.gate
@@ -160,19 +170,19 @@ def check_modification_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
             offers = "which it does not offer either" if len(gate.tools) == 1 else "none of which it offers"
             listed = f"; gate.tools lists {quoted(gate.tools)}, {offers}"
         yield ctx.report(
-            "gate-without-modifying-tool",
+            GATE_WITHOUT_MODIFYING_TOOL,
             f"transition from '{stage.name}' to '{edge.target}': the gate requires modifications, but "
             f"stage '{stage.name}' offers neither write_file nor edit_file{listed}, so the gate can never open",
             edge_path(stage.name, edge.target) + ("gate", "require_modifications"),
         )
 
 
-@check("self-loop-without-max-revisits", family=FAMILY)
+@STRUCTURE.check(SELF_LOOP_WITHOUT_MAX_REVISITS)
 def check_self_loops(ctx: RuleContext) -> Iterator[Diagnostic]:
     for stage, edge in edges(ctx):
         if edge.target == stage.name and stage.max_revisits is None:
             yield ctx.report(
-                "self-loop-without-max-revisits",
+                SELF_LOOP_WITHOUT_MAX_REVISITS,
                 f"stage '{stage.name}' has a transition to itself but no max_revisits, so it may loop forever",
                 edge_path(stage.name, edge.target),
                 fix=f"set max_revisits in {header(stage_path(stage.name))} (how often it may be re-entered)",

@@ -16,13 +16,14 @@ from ...ir.build_edges import edge_transform
 from ...ir.build_regions import STRATEGIES, region_kind
 from ...ir.build_stages import FAN_OUT_KEYS, stage_mode
 from ..context import RuleContext
-from ..registry import check, define
-from .common import FAMILY, edge_path, raw_region_tables, raw_table, stage_path
+from ..registry import STRUCTURE
+from ..snippets import blueprint
+from ..snippets import stage as declared
+from .common import edge_path, raw_region_tables, raw_table, stage_path
 
-define(
+IGNORED_KEY = STRUCTURE.define(
     "ignored-key",
     severity="warning",
-    family=FAMILY,
     summary="A key is read only under a condition that does not hold, so its value is ignored.",
     rationale=(
         "Some keys mean something only in a certain context: fan-out settings on a fan-out "
@@ -34,8 +35,10 @@ define(
         "them and silently drops them, so the author believes a setting is in force when it "
         "is not. Usually the mode, kind or transform is not the one intended."
     ),
-    example='[stages.scan]\nmode = "autonomous"\nworker_stage = "scan_one"\n\n[stages.scan_one]\nallow_as_worker = true',
-    example_fixed='[stages.scan]\nmode = "fan_out"\nworker_stage = "scan_one"\n\n[stages.scan_one]\nallow_as_worker = true',
+    example=blueprint(declared("scan", 'worker_stage = "scan_one"'), declared("scan_one", "allow_as_worker = true")),
+    example_fixed=blueprint(
+        declared("scan", 'worker_stage = "scan_one"', mode="fan_out"), declared("scan_one", "allow_as_worker = true")
+    ),
     fix="remove the key, or change the setting that makes it meaningful",
     differs="Leviath ignores these keys without a word.",
 )
@@ -59,10 +62,10 @@ _LEGACY_MODEL_KEYS = ("provider", "model", "fallbacks")
 
 
 def _ignored(ctx: RuleContext, message: str, path: KeyPath, fix: str) -> Diagnostic:
-    return ctx.report("ignored-key", message, path, fix=fix)
+    return ctx.report(IGNORED_KEY, message, path, fix=fix)
 
 
-@check("ignored-key", family=FAMILY)
+@STRUCTURE.check(IGNORED_KEY)
 def check_mode_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
     for name, raw in raw_table(ctx, ("stages",)).items():
         mode = stage_mode(raw) if isinstance(raw, dict) else None
@@ -105,7 +108,7 @@ def _shadowed_aliases(ctx: RuleContext, stage: str, points: Any) -> Iterator[Dia
                 )
 
 
-@check("ignored-key", family=FAMILY)
+@STRUCTURE.check(IGNORED_KEY)
 def check_model_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
     for name, raw in raw_table(ctx, ("stages",)).items():
         model = raw.get("model") if isinstance(raw, dict) else None
@@ -132,7 +135,7 @@ def check_model_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
 
 
-@check("ignored-key", family=FAMILY)
+@STRUCTURE.check(IGNORED_KEY)
 def check_transform_config(ctx: RuleContext) -> Iterator[Diagnostic]:
     for name, raw in raw_table(ctx, ("stages",)).items():
         transitions = raw.get("transitions") if isinstance(raw, dict) else None
@@ -154,7 +157,7 @@ def check_transform_config(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
 
 
-@check("ignored-key", family=FAMILY)
+@STRUCTURE.check(IGNORED_KEY)
 def check_region_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
     for prefix, regions in raw_region_tables(ctx):
         for name, raw in regions.items():
@@ -195,7 +198,7 @@ def _region_fix(key: str) -> str:
     return f'set kind = "{_REGION_KEY_KINDS[key]}", or remove {key}'
 
 
-@check("ignored-key", family=FAMILY)
+@STRUCTURE.check(IGNORED_KEY)
 def check_allow_complete(ctx: RuleContext) -> Iterator[Diagnostic]:
     """`allow_complete = true` where Leviath never asks the model to route, so never offers DONE."""
     written = raw_table(ctx, ("stages",))

@@ -15,13 +15,12 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ..context import RuleContext
-from ..registry import check, define
-from .common import FAMILY, string_entries
+from ..registry import STRUCTURE
+from .common import string_entries
 
-define(
+INVALID_READ_PATH = STRUCTURE.define(
     "invalid-read-path",
     severity="error",
-    family=FAMILY,
     summary="A `[read_paths] allow` entry is not a valid path, `glob:` or `regex:` pattern.",
     rationale=(
         "Each entry declares files outside the working directory the agent wants to read. A "
@@ -200,7 +199,7 @@ def _blank_escapes(pattern: str) -> str:
     return re.sub(r"\\.", "__", pattern, flags=re.DOTALL)
 
 
-@check("invalid-read-path", family=FAMILY)
+@STRUCTURE.check(INVALID_READ_PATH)
 def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
     entries = ctx.raw(("read_paths", "allow"), None)
     if not isinstance(ctx.raw(("read_paths",), None), dict) or not isinstance(entries, list):
@@ -209,7 +208,7 @@ def check_read_paths(ctx: RuleContext) -> Iterator[Diagnostic]:
         problem = entry_problem(entry)
         if problem is not None:
             yield ctx.report(
-                "invalid-read-path",
+                INVALID_READ_PATH,
                 f"read_paths entry '{entry}': {problem}",
                 ("read_paths", "allow", index),
                 anchor="value",

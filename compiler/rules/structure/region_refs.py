@@ -15,13 +15,14 @@ from typing import Iterator
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Blueprint, Layout, Stage
 from ..context import RuleContext
-from ..registry import check, define
-from .common import FAMILY, did_you_mean, edge_path, edges, header, layouts, quoted, stage_path, string_entries
+from ..registry import STRUCTURE
+from ..snippets import blueprint
+from ..snippets import stage as declared
+from .common import did_you_mean, edge_path, edges, header, layouts, quoted, stage_path, string_entries
 
-define(
+UNKNOWN_REGION = STRUCTURE.define(
     "unknown-region",
     severity="error",
-    family=FAMILY,
     summary="A gate, transform, fan-out, interaction point or tracking setting names a region no layout declares.",
     rationale=(
         "Regions are referred to by name. A name no layout declares is a typo or a region that "
@@ -31,15 +32,17 @@ define(
         "(`require_regions`, `transform_config` lists, `results_region`, `document_region`, "
         "`[context.file_tracking] region`, `source_region`); this rule checks them all."
     ),
-    example=(
-        '[context.regions]\nplan = { kind = "pinned" }\n\n'
-        '[stages.work.transitions.review]\ngate = { require_region_updated = "plans" }\n\n'
-        "[stages.review.transitions]"
+    example=blueprint(
+        '[context.regions]\nplan = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.review]\ngate = { require_region_updated = "plans" }',
+        declared("review"),
     ),
-    example_fixed=(
-        '[context.regions]\nplan = { kind = "pinned" }\n\n'
-        '[stages.work.transitions.review]\ngate = { require_region_updated = "plan" }\n\n'
-        "[stages.review.transitions]"
+    example_fixed=blueprint(
+        '[context.regions]\nplan = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.review]\ngate = { require_region_updated = "plan" }',
+        declared("review"),
     ),
     fix="name a declared region, or declare it under [context.regions]",
     leviath="V9, V22",
@@ -50,10 +53,9 @@ define(
     ),
 )
 
-define(
+REGION_NOT_VISIBLE = STRUCTURE.define(
     "region-not-visible",
     severity="error",
-    family=FAMILY,
     summary="A stage routes tool results into a region its context does not include.",
     rationale=(
         "Tool results land in the region `tool_routing` names (by default `tool_results`). A "
@@ -61,37 +63,40 @@ define(
         "always-visible regions; results routed anywhere else would be invisible to the model "
         "that asked for them. The reference runtime refuses the blueprint."
     ),
-    example=(
-        "[stages.scan]\n[stages.scan.context.regions]\nnotes = {}\n\n"
-        '[stages.scan.tool_routing]\ndefault_region = "findings"'
+    example=blueprint(
+        declared("scan"),
+        "[stages.scan.context.regions]\nnotes = {}",
+        '[stages.scan.tool_routing]\ndefault_region = "findings"',
     ),
-    example_fixed=(
-        "[stages.scan]\n[stages.scan.context.regions]\nnotes = {}\nfindings = {}\n\n"
-        '[stages.scan.tool_routing]\ndefault_region = "findings"'
+    example_fixed=blueprint(
+        declared("scan"),
+        "[stages.scan.context.regions]\nnotes = {}\nfindings = {}",
+        '[stages.scan.tool_routing]\ndefault_region = "findings"',
     ),
     fix="add the region to the stage's layout, or route the results elsewhere",
     leviath="V20, V21",
 )
 
-define(
+GATE_REGION_NOT_CHECKLIST = STRUCTURE.define(
     "gate-region-not-checklist",
     severity="error",
-    family=FAMILY,
     summary="A gate's `require_no_open_items` names a region that is not a checklist.",
     rationale=(
         "Only a checklist region has items that can be open or done, so the gate could never "
         "tell whether work remains. The reference runtime refuses the blueprint unless some "
         'layout declares the region with `kind = "checklist"`.'
     ),
-    example=(
-        '[context.regions]\ntodo = { kind = "pinned" }\n\n'
-        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }\n\n'
-        "[stages.done.transitions]"
+    example=blueprint(
+        '[context.regions]\ntodo = { kind = "pinned" }',
+        declared("work"),
+        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }',
+        declared("done"),
     ),
-    example_fixed=(
-        '[context.regions]\ntodo = { kind = "checklist" }\n\n'
-        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }\n\n'
-        "[stages.done.transitions]"
+    example_fixed=blueprint(
+        '[context.regions]\ntodo = { kind = "checklist" }',
+        declared("work"),
+        '[stages.work.transitions.done]\ngate = { require_no_open_items = "todo" }',
+        declared("done"),
     ),
     fix='set kind = "checklist" on the region, or gate on a checklist region',
     leviath="V23",
@@ -101,7 +106,7 @@ define(
 def _unknown(ctx: RuleContext, name: str, message: str, path: KeyPath, candidates=None) -> Diagnostic:
     known = sorted(ctx.blueprint.known_regions if candidates is None else candidates)
     return ctx.report(
-        "unknown-region",
+        UNKNOWN_REGION,
         message,
         path,
         anchor="value",
@@ -109,7 +114,7 @@ def _unknown(ctx: RuleContext, name: str, message: str, path: KeyPath, candidate
     )
 
 
-@check("unknown-region", family=FAMILY)
+@STRUCTURE.check(UNKNOWN_REGION)
 def check_gate_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.blueprint.known_regions
     for stage, edge in edges(ctx):
@@ -136,7 +141,7 @@ def check_gate_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
 
 
-@check("unknown-region", family=FAMILY)
+@STRUCTURE.check(UNKNOWN_REGION)
 def check_transform_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.blueprint.known_regions
     for stage, edge in edges(ctx):
@@ -155,7 +160,7 @@ def check_transform_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
                     )
 
 
-@check("unknown-region", family=FAMILY)
+@STRUCTURE.check(UNKNOWN_REGION)
 def check_stage_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.blueprint.known_regions
     for stage in ctx.blueprint.stages:
@@ -179,7 +184,7 @@ def check_stage_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
 
 
-@check("unknown-region", family=FAMILY)
+@STRUCTURE.check(UNKNOWN_REGION)
 def check_layout_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     known = blueprint.known_regions
@@ -218,7 +223,7 @@ def check_layout_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
             yield _unknown(ctx, target, message, path, candidates=global_names)
 
 
-@check("region-not-visible", family=FAMILY)
+@STRUCTURE.check(REGION_NOT_VISIBLE)
 def check_routing_visibility(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     for stage in blueprint.stages:
@@ -241,7 +246,7 @@ def check_routing_visibility(ctx: RuleContext) -> Iterator[Diagnostic]:
             if region in visible:
                 continue
             yield ctx.report(
-                "region-not-visible",
+                REGION_NOT_VISIBLE,
                 f"stage '{stage.name}' routes {what} to region '{region}', which its context does not "
                 f"include ({_declared_where(blueprint, stage, region)})",
                 path,
@@ -273,7 +278,7 @@ def _visibility_fix(stage: Stage, region: str) -> str:
     return f"declare '{region}' in {where}, or route to a region the stage sees"
 
 
-@check("gate-region-not-checklist", family=FAMILY)
+@STRUCTURE.check(GATE_REGION_NOT_CHECKLIST)
 def check_checklist_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     regions = [r for layout in _all_layouts(blueprint) for r in layout.regions]
@@ -285,7 +290,7 @@ def check_checklist_gates(ctx: RuleContext) -> Iterator[Diagnostic]:
         kinds = sorted({r.kind for r in regions if r.name == name})
         what = f"its kind is {quoted(kinds)}" if kinds else "it is an always-visible region, never a checklist"
         yield ctx.report(
-            "gate-region-not-checklist",
+            GATE_REGION_NOT_CHECKLIST,
             f"transition from '{stage.name}' to '{edge.target}': gate.require_no_open_items names region "
             f"'{name}', which is not a checklist region ({what})",
             edge_path(stage.name, edge.target) + ("gate", "require_no_open_items"),

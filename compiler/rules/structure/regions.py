@@ -7,13 +7,12 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import parse_percent
 from ..context import MISSING, RuleContext
-from ..registry import check, define
-from .common import FAMILY, layouts, raw_region_tables
+from ..registry import STRUCTURE
+from .common import layouts, raw_region_tables
 
-define(
+INVALID_BUDGET = STRUCTURE.define(
     "invalid-budget",
     severity="error",
-    family=FAMILY,
     summary='A region `budget` or `compact_at` is not a percentage "N%" with 0 < N ≤ 100.',
     rationale=(
         "Both keys are a share of the model's context window, written as a number followed by "
@@ -27,10 +26,9 @@ define(
     leviath="P32, P33 (P25 in a stage layout)",
 )
 
-define(
+CUSTOM_REGION_MISSING_SCRIPT = STRUCTURE.define(
     "custom-region-missing-script",
     severity="error",
-    family=FAMILY,
     summary='A region of `kind = "custom"` has no `script`.',
     rationale=(
         "A custom region is rendered by its Rhai script; without one it could never be drawn. "
@@ -39,13 +37,12 @@ define(
     example='[context.regions]\nboard = { kind = "custom" }',
     example_fixed='[context.regions]\nboard = { kind = "custom", script = "regions/board.rhai" }',
     fix='add script = "<path>.rhai" to the region, or choose another kind',
-    leviath="P35, V3",
+    leviath="P35, V3 (P25 in a stage layout)",
 )
 
-define(
+WORKING_BUDGET_TOO_SMALL = STRUCTURE.define(
     "working-budget-too-small",
     severity="error",
-    family=FAMILY,
     summary="Fixed regions leave fewer than 8000 tokens of a 20000+ token layout for working context.",
     rationale=(
         "Pinned, hashmap, compact_history and persistent custom regions are never evicted. When "
@@ -78,7 +75,7 @@ _PROBLEMS = {
 }
 
 
-@check("invalid-budget", family=FAMILY)
+@STRUCTURE.check(INVALID_BUDGET)
 def check_budgets(ctx: RuleContext) -> Iterator[Diagnostic]:
     for prefix, regions in raw_region_tables(ctx):
         for name, region in regions.items():
@@ -91,14 +88,14 @@ def check_budgets(ctx: RuleContext) -> Iterator[Diagnostic]:
                 _, problem = parse_percent(value)
                 if problem is not None:
                     yield ctx.report(
-                        "invalid-budget",
+                        INVALID_BUDGET,
                         f"region '{name}': {key} '{value}' {_PROBLEMS[problem]}",
                         prefix + (name, key),
                         anchor="value",
                     )
 
 
-@check("custom-region-missing-script", family=FAMILY)
+@STRUCTURE.check(CUSTOM_REGION_MISSING_SCRIPT)
 def check_custom_scripts(ctx: RuleContext) -> Iterator[Diagnostic]:
     for prefix, layout, _ in layouts(ctx):
         for region in layout.regions:
@@ -107,10 +104,10 @@ def check_custom_scripts(ctx: RuleContext) -> Iterator[Diagnostic]:
             path = prefix + (region.name,)
             script = ctx.raw(path + ("script",))
             if script is MISSING:
-                yield ctx.report("custom-region-missing-script", f"custom region '{region.name}' has no script", path)
+                yield ctx.report(CUSTOM_REGION_MISSING_SCRIPT, f"custom region '{region.name}' has no script", path)
             elif isinstance(script, str):
                 yield ctx.report(
-                    "custom-region-missing-script",
+                    CUSTOM_REGION_MISSING_SCRIPT,
                     f"custom region '{region.name}' has a blank script",
                     path + ("script",),
                     anchor="value",
@@ -118,7 +115,7 @@ def check_custom_scripts(ctx: RuleContext) -> Iterator[Diagnostic]:
             # A script that is not a string at all is the schema layer's finding (invalid-type).
 
 
-@check("working-budget-too-small", family=FAMILY)
+@STRUCTURE.check(WORKING_BUDGET_TOO_SMALL)
 def check_working_budget(ctx: RuleContext) -> Iterator[Diagnostic]:
     for prefix, layout, stage in layouts(ctx):
         raw = ctx.raw(prefix, {})
@@ -135,7 +132,7 @@ def check_working_budget(ctx: RuleContext) -> Iterator[Diagnostic]:
         if total >= BUDGET_CHECK_MIN_TOTAL and working < MIN_WORKING_TOKENS:
             where = f"stage '{stage}' layout" if stage is not None else "context layout"
             yield ctx.report(
-                "working-budget-too-small",
+                WORKING_BUDGET_TOO_SMALL,
                 f"{where} leaves only {working} working tokens: fixed regions (pinned, hashmap, "
                 f"compact_history, persistent custom) take {fixed} of {total}, "
                 f"and at least {MIN_WORKING_TOKENS} are needed",

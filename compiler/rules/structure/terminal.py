@@ -14,13 +14,14 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Stage
 from ..context import RuleContext
-from ..registry import check, define
-from .common import FAMILY, quoted, stage_path
+from ..registry import STRUCTURE
+from ..snippets import blueprint
+from ..snippets import stage as declared
+from .common import quoted, stage_path
 
-define(
+NO_TERMINAL_PATH = STRUCTURE.define(
     "no-terminal-path",
     severity="error",
-    family=FAMILY,
     summary="No stage that ends the run can be reached from the entry stage.",
     rationale=(
         "A run ends in a stage with an empty transitions table, or in the last declared stage "
@@ -28,11 +29,18 @@ define(
         "every run loops or strands and never completes. The reference runtime refuses such "
         "a graph. Like the reference, the search follows every edge whatever its condition."
     ),
-    example=("[stages.plan.transitions.work]\n\n[stages.work.transitions.plan]\n"),
-    example_fixed=(
-        "[stages.plan.transitions.work]\n\n"
-        "[stages.work.transitions.plan]\n[stages.work.transitions.done]\n\n"
-        "[stages.done.transitions]\n"
+    example=blueprint(
+        declared("plan", "max_revisits = 3"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions.plan]",
+    ),
+    example_fixed=blueprint(
+        declared("plan", "max_revisits = 3"),
+        "[stages.plan.transitions.work]",
+        declared("work"),
+        "[stages.work.transitions.plan]\n[stages.work.transitions.done]",
+        declared("done"),
     ),
     fix="give the final stage an empty transitions table, or add an edge to a stage that ends the run",
     leviath="V19",
@@ -71,7 +79,7 @@ def reachable_without_end(blueprint: Blueprint, entry: Stage) -> list[Stage] | N
     return order
 
 
-@check("no-terminal-path", family=FAMILY)
+@STRUCTURE.check(NO_TERMINAL_PATH)
 def check_terminal_path(ctx: RuleContext) -> Iterator[Diagnostic]:
     blueprint = ctx.blueprint
     if not blueprint.graph_mode:
@@ -90,7 +98,7 @@ def check_terminal_path(ctx: RuleContext) -> Iterator[Diagnostic]:
             f"none of the {len(names)} stages reachable from entry stage '{entry.name}' ({quoted(names)}) ends the run"
         )
     yield ctx.report(
-        "no-terminal-path",
+        NO_TERMINAL_PATH,
         f"no run can complete: {what} (a run ends in a stage with an empty transitions table, "
         "or in the last declared stage when it has no transitions)",
         stage_path(entry.name),

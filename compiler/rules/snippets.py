@@ -1,8 +1,9 @@
-"""Building blocks for rule examples: a stage that states its mode, model and iteration cap,
-and a whole blueprint made of such blocks.
+"""Building blocks for rule examples, in every family: a stage that states its mode, model and
+iteration cap, and a whole blueprint made of such blocks.
 
-A rule's `example_fixed` must be clean under every rule, and the declaration lints ask each
-stage to say what it runs on; writing those three lines once keeps the examples short.
+A rule's `example_fixed` must raise no error or warning of any rule (docs/architecture.md), and
+the declaration lints ask each stage to say what it runs on; writing those three lines once
+keeps the examples short.
 """
 
 from __future__ import annotations
