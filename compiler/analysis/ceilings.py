@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..graph.algorithms import strongly_connected
-from .costs import INFINITE
+from .costs import INFINITE, Calls
 
 if TYPE_CHECKING:
     from .runs import RunGraph
@@ -88,7 +88,7 @@ def cycles(graph: "RunGraph", adjacency: list[list[int]]) -> list[list[int]]:
 def compute(graph: "RunGraph", order: list[int] | None, adjacency: list[list[int]]) -> Ceilings:
     ir = graph.ir
     names = [stage.name for stage in ir.stages]
-    per_visit: dict[str, float] = {}
+    per_visit: dict[str, Calls] = {}
     for key, result in graph.visits.items():
         per_visit[key[0]] = max(per_visit.get(key[0], 0), result.max_calls)
     endless = tuple(name for name in names if per_visit.get(name, 0) == INFINITE)
@@ -164,11 +164,11 @@ def _visits_with_loops(graph: "RunGraph", adjacency: list[list[int]], names: lis
     return out
 
 
-def _finite(value: float) -> int | None:
+def _finite(value: Calls) -> int | None:
     return None if value == INFINITE else int(value)
 
 
-def _product(visits: int | None, per_visit: float) -> int | None:
+def _product(visits: int | None, per_visit: Calls) -> int | None:
     if visits == 0:
         return 0
     if visits is None or per_visit == INFINITE:
@@ -176,16 +176,16 @@ def _product(visits: int | None, per_visit: float) -> int | None:
     return int(visits * per_visit)
 
 
-def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
+def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, Calls]:
     """The most visits and the most inferences along any run (both from the start)."""
     count = len(graph.nodes)
-    visits, calls = [0] * count, [0.0] * count
+    visits, calls = [0] * count, [0] * count
     out, keys = graph.out, graph.visit_keys
     # Each visit's exits as their inference counts, read once per visit rather than per edge.
     exit_calls = {key: [exit.max_calls for exit in result.exits] for key, result in graph.visits.items()}
     for node in reversed(order):
         most = exit_calls[keys[node]]
-        most_visits, most_calls = 0, 0.0
+        most_visits, most_calls = 0, 0
         for number, target in out[node]:
             if type(target) is int:
                 if visits[target] >= most_visits:
@@ -196,7 +196,7 @@ def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
             if candidate > most_calls:
                 most_calls = candidate
         visits[node], calls[node] = most_visits, most_calls
-    return (1 + visits[0], calls[0]) if count else (0, 0.0)
+    return (1 + visits[0], calls[0]) if count else (0, 0)
 
 
 def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:

@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from .moves import Move
     from .visit import Node, VisitResult
 
+#: "No limit". Counts stay Python ints everywhere else, so a ceiling of 2**63 inferences is
+#: exact: a float would round it.
 INFINITE = float("inf")
+#: A count of inferences: an exact int, or INFINITE.
+Calls = int | float
 
 
 def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int) -> None:
@@ -33,10 +37,10 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
     components = strongly_connected(adjacency)
     component_of = {node: i for i, members in enumerate(components) for node in members}
     order = _topological(components, adjacency, component_of)
-    most_iterations = [0.0] * count
+    most_iterations: list[Calls] = [0] * count
     for number in order:
         members = components[number]
-        iterations = 0.0
+        iterations: Calls = 0
         for node in members:
             for source, move in incoming[node]:
                 if component_of[source] == number and move.iterations:
@@ -56,14 +60,14 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
         result.max_calls = INFINITE
 
 
-def _iterations_after(source: Node, move: Move, before: float) -> float:
+def _iterations_after(source: Node, move: Move, before: Calls) -> Calls:
     """The most iterations a visit has after `move` from `source` (padding ends at its limit)."""
     if move.kind == "pad":
         return source.pad_limit if source.pad_limit is not None else INFINITE
     return before + move.iterations
 
 
-def _most_iterations(node: Node, reached: float) -> float:
+def _most_iterations(node: Node, reached: Calls) -> Calls:
     """A state whose key holds the iteration count has exactly that many; a state padding can
     stretch has any count below its interrupt (at that count READY would have interrupted);
     any other (a routing or interaction wait) has what the moves into it bring."""

@@ -26,7 +26,7 @@ they delay a run or end it the way an error does, and add no route of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
@@ -88,20 +88,26 @@ class Move:
     #: What the decision after the move reads, for its description: "required regions",
     #: "gate regions" or both.
     reads: str | None = None
+    #: The move made this many times in a row, each adding the same counts (`repeats`).
+    times: int = 1
 
     @property
     def iterations(self) -> int:
         """Stage inferences the move answers."""
         if self.kind == "pad":
             return self.count
-        return 1 if self.kind in INFERENCE_MOVES else 0
+        return self.times if self.kind in INFERENCE_MOVES else 0
 
     @property
     def routing_calls(self) -> int:
-        return 1 if self.kind in ROUTING_ANSWERS else 0
+        return self.times if self.kind in ROUTING_ANSWERS else 0
 
     def describe(self) -> str:
-        """What the model, a tool or a person did, in a few words."""
+        """What the model, a tool or a person did, in a few words (`×n` when repeated)."""
+        once = self.describe_once()
+        return once if self.times == 1 else f"{once} ×{self.times:,}"
+
+    def describe_once(self) -> str:
         text = self._describe()
         if self.regions == "met":
             return f"fills its {self.reads or 'regions'}, then " + text
@@ -337,11 +343,11 @@ def _events(move: Move, ir: "Blueprint", stage: "Stage", state: "RunState", fact
         return [InferenceFinished(tool_calls=(plain_call(stage, facts),), now=now)] * max(move.count, 1)
     if kind == "edit":
         return [InferenceFinished(tool_calls=(ToolCall(facts.modifying_tool or MODIFYING_TOOLS[0], EDITED_PATH),), now=now)]
-    if kind == "churn":
-        call = ToolCall("edit_file", EDITED_PATH, outcome="ok" if "edit_file" in stage.available_tools else "unavailable")
-        return [InferenceFinished(tool_calls=(call,) * move.count, now=now)]
+    if kind == "churn":  # one call made `count` times: a count, never a list of calls
+        outcome = "ok" if "edit_file" in stage.available_tools else "unavailable"
+        return [InferenceFinished(tool_calls=(ToolCall("edit_file", EDITED_PATH, outcome, count=move.count),), now=now)]
     if kind == "burst":
-        return [InferenceFinished(tool_calls=(plain_call(stage, facts),) * move.count, now=now)]
+        return [InferenceFinished(tool_calls=(replace(plain_call(stage, facts), count=move.count),), now=now)]
     if kind == "submit":
         return [InferenceFinished(tool_calls=(ToolCall(SUBMIT_OUTPUT_TOOL),), now=now)]
     if kind == "fan_out":

@@ -25,16 +25,17 @@ leave sooner by an edge the other state can take too, by meeting the requirement
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..runtime import texts
 from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
 from ..runtime.policy import output_owed_anywhere
-from .costs import costs
+from .costs import Calls, costs
 from .moves import Move, StageFacts, events, moves
 from .padding import Applied, pad
+from .repeats import ENDLESS, advance, delta, longest_run
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage
@@ -57,6 +58,8 @@ class Node:
     paddable: bool = False
     #: The visit's iteration count at which padding is interrupted (None: it never is).
     pad_limit: int | None = None
+    #: How many times in a row `move` led here (a run of repeats is summarised past RUN_JUMP).
+    run: int = 0
 
 
 @dataclass
@@ -75,7 +78,7 @@ class Exit:
     after: "RunState"
     actions: tuple["Action", ...]
     #: The most inferences (stage replies and routing answers) a visit ending here makes.
-    max_calls: float = 0
+    max_calls: Calls = 0
     #: "failure" when an inference, routing call or worker failed (the runner then resolves an
     #: error), else "end": the same exit can have both causes, which other budgets tell apart.
     cause: str = "end"
@@ -99,7 +102,7 @@ class VisitResult:
     nodes: list[Node]
     exits: list[Exit]
     #: The most inferences any visit makes (INFINITE when a model can keep working for ever).
-    max_calls: float
+    max_calls: Calls
     #: A node from which plain tool calls never end the visit, if there is one.
     endless: int | None = None
     truncated: bool = False
@@ -152,7 +155,8 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
             break
         node = len(result.nodes)
         index[key] = node
-        result.nodes.append(Node(key, state, parent, via, paddable=paddable))
+        run = result.nodes[parent].run + 1 if parent is not None and via == result.nodes[parent].move else 1
+        result.nodes.append(Node(key, state, parent, via, paddable=paddable, run=run if parent is not None else 0))
         routes = routes or state.phase == "route"
         if parent is not None:
             edges.append((parent, node, via))
@@ -181,10 +185,45 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                 if move.kind in SETTLED:
                     settled[settled_key] = number
             else:
+                if move == result.nodes[node].move and result.nodes[node].run >= RUN_JUMP and pre is state:
+                    jumped = _jump(ir, state, move, event, after)
+                    if jumped is ENDLESS_RUN:
+                        result.endless = node if result.endless is None else result.endless
+                        continue
+                    if jumped is not None:
+                        move, after = jumped
                 counter += 1
                 heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
     costs(result, edges, facts.gate_budget + 1 if routes else 0)
     return result
+
+
+#: A move that led to a state this many times in a row, each time adding the same counts, is
+#: not stepped through any further: the run of repeats is summarised (`_jump`).
+RUN_JUMP = 16
+#: The repeats explored one by one before a summarised run ends (the runner's decisions near
+#: the end, where a threshold is about to trip, are seen step by step).
+RUN_MARGIN = 8
+#: `_jump`'s answer for a run of repeats that never ends.
+ENDLESS_RUN = (Move("endless"), None)
+
+
+def _jump(ir: "Blueprint", state: "RunState", move: Move, event: "Event", after: "RunState") -> tuple | None:
+    """(the move repeated, the state it reaches) for a long run of one move that adds the
+    same counts each time, skipping to RUN_MARGIN repeats before the runner does anything
+    else; None when the run is short or the step adds more than counts; ENDLESS_RUN when
+    the run never ends. Every state skipped makes the same decisions as the first: only
+    counts differ, and no threshold is reached before the run's end (see `repeats`)."""
+    step_delta = delta(state, after)
+    if step_delta is None:
+        return None
+    length = longest_run(ir, state, event, step_delta)
+    if length >= ENDLESS:
+        return ENDLESS_RUN
+    times = length - RUN_MARGIN
+    if times <= 1:
+        return None
+    return replace(move, times=times), advance(state, step_delta, times)
 
 
 #: Moves that end the visit the same way from every state with the same final output: on an
