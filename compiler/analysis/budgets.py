@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from ..graph import StageGraph, run_edge
+from ..graph.algorithms import strongly_connected
 from ..runtime.policy import within_budget
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Budgets:
             for node in graph.nodes
         }
         self.everything = (1 << len(names)) - 1
+        self._stages = [node.name for node in graph.nodes]
         self._relevant: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
 
     def digit(self, code: int, position: int) -> int:
@@ -73,24 +75,46 @@ class Budgets:
 
     def relevant(self, stage: str, spent_mask: int) -> tuple[int, tuple[int, ...]]:
         """Positions (as bits) whose budget a transition can still check, and the others."""
-        key = (stage, spent_mask)
-        found = self._relevant.get(key)
+        found = self._relevant.get((stage, spent_mask))
         if found is not None:
             return found
-        live, stack = {stage}, [stage]
-        relevant = 0
-        while stack:
-            for target, position, checked in self.moves.get(stack.pop(), ()):
+        if not self.names:
+            return (0, ())
+        for name, relevant in zip(self._stages, self._relevance(spent_mask)):
+            dropped = tuple(i for i in range(len(self.names)) if not relevant >> i & 1)
+            self._relevant[(name, spent_mask)] = (relevant, dropped)
+        return self._relevant.get((stage, spent_mask), (0, tuple(range(len(self.names)))))
+
+    def _relevance(self, spent_mask: int) -> list[int]:
+        """For every stage at once, the budgets a transition can still check from there: the
+        budgeted targets of the edges a run can still take, over the stage graph without the
+        transitions into spent stages (strongly connected components, in topological order,
+        so each stage and edge is looked at once per spent mask)."""
+        index = {name: i for i, name in enumerate(self._stages)}
+        checked_bits = [0] * len(self._stages)
+        adjacency: list[list[int]] = [[] for _ in self._stages]
+        for i, name in enumerate(self._stages):
+            for target, position, checked in self.moves.get(name, ()):
                 if checked and position is not None:
-                    relevant |= 1 << position
+                    checked_bits[i] |= 1 << position
                     if spent_mask >> position & 1:
                         continue  # spent: no transition enters it any more
-                if target not in live:
-                    live.add(target)
-                    stack.append(target)
-        dropped = tuple(i for i in range(len(self.names)) if not relevant >> i & 1)
-        found = self._relevant[key] = (relevant, dropped)
-        return found
+                if target in index:
+                    adjacency[i].append(index[target])
+        components = strongly_connected(adjacency)
+        component_of = [0] * len(adjacency)
+        for number, members in enumerate(components):
+            for node in members:
+                component_of[node] = number
+        bits = [0] * len(components)
+        for number in _reverse_topological(components, adjacency, component_of):
+            value = 0
+            for node in components[number]:
+                value |= checked_bits[node]
+                for target in adjacency[node]:
+                    value |= bits[component_of[target]]
+            bits[number] = value
+        return [bits[component_of[i]] for i in range(len(adjacency))]
 
     def dropped(self, stage: str, spent_mask: int) -> tuple[int, tuple[tuple[int, int], ...]] | tuple[()]:
         """For the exploration loop: () when every count still matters at `stage`, else the
@@ -104,6 +128,33 @@ class Budgets:
         """The code a run state keeps for a runner's visit map at `stage`'s entry."""
         code = self.code_of(visits)
         return self.normalize(stage, code, self.spent_mask(code))[0]
+
+
+def _reverse_topological(components: list[list[int]], adjacency: list[list[int]], component_of: list[int]) -> list[int]:
+    """Component numbers, each after every component it has an edge to."""
+    successors: list[set[int]] = [set() for _ in components]
+    waiting = [0] * len(components)
+    for number, members in enumerate(components):
+        for node in members:
+            for target in adjacency[node]:
+                other = component_of[target]
+                if other != number and other not in successors[number]:
+                    successors[number].add(other)
+                    waiting[number] += 1
+    predecessors: list[list[int]] = [[] for _ in components]
+    for number, following in enumerate(successors):
+        for other in following:
+            predecessors[other].append(number)
+    ready = [number for number, count in enumerate(waiting) if count == 0]
+    order: list[int] = []
+    while ready:
+        number = ready.pop()
+        order.append(number)
+        for other in predecessors[number]:
+            waiting[other] -= 1
+            if waiting[other] == 0:
+                ready.append(other)
+    return order
 
 
 def first_refusal(ir: "Blueprint", name: str) -> int:

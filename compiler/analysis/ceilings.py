@@ -9,6 +9,7 @@ Per stage: the most visits (exact), the most inferences in one visit, and their 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -214,7 +215,10 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     most: dict[str, int] = {name: 0 for name in names}
     counted = {name for name in graph.tracked if name not in unchecked}
     most.update((name, graph.most_visits.get(name, 0)) for name in counted)
-    once = {name for name in entered if name not in targets or name not in leaves}
+    # On a graph without cycles a run passes each run state once, so a stage entered in one
+    # run state only (every stage of a chain) is visited at most once.
+    states_of = Counter(stage for stage, _, _ in graph.nodes)
+    once = {name for name in entered if name not in targets or name not in leaves or states_of[name] == 1}
     most.update((name, 1) for name in once if name not in counted)
     others = [name for name in names if name in entered and name not in counted and name not in once]
     if others:

@@ -24,7 +24,7 @@ INFINITE = float("inf")
 Calls = int | float
 
 
-def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int) -> None:
+def costs(result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: list[tuple[int, Move, int]], routing: int) -> None:
     """Set each exit's `max_calls` and the visit's: the most iterations each state can be
     reached with, plus `routing` (the most routing answers the visit can make)."""
     nodes = result.nodes
@@ -51,7 +51,7 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
             most_iterations[node] = _most_iterations(nodes[node], iterations)
     for exit in result.exits:
         exit.max_calls = 0
-    for source, move, number in result.exit_edges:
+    for source, move, number in exit_edges:
         exit = result.exits[number]
         calls = _iterations_after(nodes[source], move, most_iterations[source]) + routing
         exit.max_calls = max(exit.max_calls, calls)
@@ -72,7 +72,7 @@ def _most_iterations(node: Node, reached: Calls) -> Calls:
     stretch has any count below its interrupt (at that count READY would have interrupted);
     any other (a routing or interaction wait) has what the moves into it bring."""
     if node.key[5] >= 0:
-        return node.state.visit.iterations
+        return node.key[5]
     if node.paddable:
         return INFINITE if node.pad_limit is None else node.pad_limit - 1
     return reached

@@ -399,6 +399,8 @@ def _filled(name: str, state: "RunState", facts: StageFacts, now: float) -> Regi
     """Full enough for every gate, with content this visit wrote (so it differs from any baseline)."""
     entries = max(1, facts.entries_needed.get(name, 1))
     written = f"analysis:{state.stage}:{state.visits.get(state.stage, 0)}:{name}"
+    if state.visit.entry_digests.get(name) == written:  # the visit count is not always kept
+        written += ":again"
     return RegionChanged(region=name, hash=written, entries=entries, now=now)
 
 

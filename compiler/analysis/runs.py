@@ -122,6 +122,7 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     out.append([])
     successors.append([])
     entry_states = {0: state}
+    kept = frozenset(budgets.names)
     #: Per (spent budgets, stage entered): the counts that no longer matter there, to drop.
     relevance: dict[int, tuple[int, tuple[tuple[int, int], ...]] | tuple[()]] = {}
     #: Per stage: the budget positions (as bits) of its targets. A target is within budget
@@ -159,7 +160,7 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
                     visit_keys[node] = ()
                     node += 1
                     continue
-                result = explore_visit(ir, entry, reduce=reduce)
+                result = explore_visit(ir, _slim(entry, kept), reduce=reduce)
                 bases.setdefault(shape, key)
             graph.visits[key] = result
             graph.truncated |= result.truncated
@@ -282,7 +283,6 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
     ir = graph.ir
     exits: list[Exit] = []
     numbers: dict[tuple, int] = {}
-    renumber: list[int] = []
     for exit in base.exits:
         if exit.cause == "failure" or exit.condition in ENDING_ONLY or exit.key[:2] in (("fail", "error"), ("fail", "dead_end")):
             pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
@@ -298,7 +298,6 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
             exits.append(exit)
         elif exit.max_calls > exits[number].max_calls:
             exits[number] = replace(exits[number], max_calls=exit.max_calls)
-        renumber.append(number)
     return VisitResult(
         base.stage,
         base.nodes,
@@ -306,8 +305,21 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
         base.max_calls,
         base.endless,
         base.truncated,
-        [(node, move, renumber[number]) for node, move, number in base.exit_edges],
     )
+
+
+def _slim(state: "RunState", kept: frozenset[str]) -> "RunState":
+    """`state` with only the visit counts a budget reads, and the current stage's.
+
+    A run's own state counts every stage it has entered, so along a chain of n stages the
+    states explored would hold O(n) counts each, O(n²) in all. The runner reads a count only
+    to ask whether a target with `max_revisits` is within budget (the budgeted stages) and to
+    number the current visit; dropping the others changes no decision.
+    """
+    visits = state.visits
+    if all(name in kept or name == state.stage for name in visits):
+        return state
+    return evolve(state, {"visits": {name: n for name, n in visits.items() if name in kept or name == state.stage}})
 
 
 def _entry_state(graph: RunGraph, node: int) -> "RunState | None":

@@ -25,13 +25,13 @@ leave sooner by an edge the other state can take too, by meeting the requirement
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..runtime import texts
 from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
-from ..runtime.policy import output_owed_anywhere
+from ..runtime.tables import tables
 from .costs import Calls, costs
 from .moves import Move, StageFacts, events, moves
 from .padding import Applied, pad
@@ -50,8 +50,9 @@ VISIT_LIMIT = 20_000
 @dataclass
 class Node:
     key: tuple
-    #: The state the node stands for, reached with the fewest iterations.
-    state: "RunState"
+    #: The state the node stands for, reached with the fewest iterations (dropped once the
+    #: visit is explored: its exits keep the states later steps need).
+    state: "RunState | None"
     parent: int | None
     move: Move | None
     #: Plain tool calls can go on here without changing the key.
@@ -106,8 +107,6 @@ class VisitResult:
     #: A node from which plain tool calls never end the visit, if there is one.
     endless: int | None = None
     truncated: bool = False
-    #: (source node, move, exit index) for every way out, for the cost of each exit.
-    exit_edges: list[tuple[int, Move, int]] = field(default_factory=list, repr=False)
 
     def path(self, node: int) -> list[Move]:
         """The moves from the visit's start to `node`."""
@@ -134,6 +133,8 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     index: dict[tuple, int] = {}
     exits: dict[tuple, int] = {}
     edges: list[tuple[int, int, Move]] = []
+    #: (source node, move, exit index) for every way out, for the cost of each exit.
+    exit_edges: list[tuple[int, Move, int]] = []
     spent_seen: dict[tuple, list[tuple]] = {}
     settled: dict[tuple, int] = {}
     counter = 0
@@ -163,7 +164,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         for move in moves(ir, stage, state, facts):
             settled_key = (move.kind, state.final_output)
             if reduce and move.kind in SETTLED and settled_key in settled:
-                result.exit_edges.append((node, move, settled[settled_key]))
+                exit_edges.append((node, move, settled[settled_key]))
                 continue
             applied = apply(ir, stage, state, move, facts)
             if applied is None:
@@ -181,7 +182,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                 if number is None:
                     number = exits[(exit_key, cause)] = len(result.exits)
                     result.exits.append(Exit(exit_key, after.final_output, node, move, pre, event, after, actions, cause=cause))
-                result.exit_edges.append((node, move, number))
+                exit_edges.append((node, move, number))
                 if move.kind in SETTLED:
                     settled[settled_key] = number
             else:
@@ -194,7 +195,9 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                         move, after = jumped
                 counter += 1
                 heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
-    costs(result, edges, facts.gate_budget + 1 if routes else 0)
+    costs(result, edges, exit_edges, facts.gate_budget + 1 if routes else 0)
+    for explored in result.nodes:  # most of a visit's memory; nothing reads them any more
+        explored.state = None
     return result
 
 
@@ -332,7 +335,7 @@ def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
         return "cancelled"
     if action.reason == texts.dead_end(stage.name):
         return "dead_end"
-    owed = output_owed_anywhere(ir)
+    owed = tables(ir).owed
     if owed and action.reason == texts.missing_final_output(owed):
         return "no_output"
     if any(action.reason == texts.unanswered(p.name) for p in stage.interaction_points):

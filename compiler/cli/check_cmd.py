@@ -23,6 +23,7 @@ import click
 from ..parse.source import read_blueprint
 from ..config import Settings
 from ..discover import discover
+from ..diagnostics import Counts
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
@@ -88,7 +89,7 @@ def command(
     files = blueprint_files(discover(paths), paths)
     settings = settings_per_file(files, overrides)
 
-    checked: list[Checked] = []
+    report = Report(output_format, ReportOptions(color=REPORTERS[output_format].human and use_color(color)))
     failing = unreadable = False
     for path in files:
         try:
@@ -98,18 +99,10 @@ def command(
             unreadable = True
             continue
         item = check_bytes(path, data, settings[path], max_states=max_states)
-        checked.append(item)
         failing = failing or item.result.counts.failing(settings[path].deny_warnings)
-
-    spec = REPORTERS[output_format]
-    options = ReportOptions(color=spec.human and use_color(color))
-    results = [item.result for item in checked]
-    if output_format == "json":
-        click.echo(json_report(checked), nl=False)
-    elif output_format == "text":
-        click.echo(terminal_text(text_report(checked, options)), nl=False, color=options.color)
-    else:
-        click.echo(get_reporter(output_format)(results, options), nl=False)
+        report.add(item)
+        del item  # the file's analysis goes now: the report kept what it shows
+    report.finish()
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
@@ -117,7 +110,7 @@ def command(
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
     """Validate one file and, when that finds no error, explore its runs (the analysis family)."""
-    from ..analysis.core import STATE_LIMIT, analyze_cached, state_limit
+    from ..analysis.core import STATE_LIMIT, analyze_cached, release, state_limit
     from ..pipeline import ANALYSIS_FAMILIES, validate_bytes
 
     token = state_limit.set(max_states or STATE_LIMIT)
@@ -125,7 +118,10 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint)
+        try:
+            analysis = analyze_cached(result.blueprint)
+        finally:
+            release(result.blueprint)  # the caller holds the analysis now; the cache must not
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)
@@ -153,34 +149,93 @@ def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> t
 # --- reports ---------------------------------------------------------------------------------------
 
 
+class Report:
+    """The report, written as the files are checked. Of each file only what the report still
+    has to show is kept: text and `github` output is written at once (the text ceilings and
+    the summary at the end, after every finding, as `validate` orders them), JSON keeps a
+    file's entry, SARIF its findings. A file's analysis is never kept: a tree of thousands of
+    blueprints is checked in the memory of its largest file."""
+
+    def __init__(self, output_format: str, options: ReportOptions) -> None:
+        self.format, self.options = output_format, options
+        #: Per file, what the end of the report shows: ceilings text, JSON entry, or findings.
+        self.kept: list = []
+        self.total = Counts()
+
+    def add(self, item: Checked) -> None:
+        result = item.result
+        self.total = self.total + result.counts
+        if self.format == "text":
+            self._write("".join(block + "\n\n" for block in diagnostic_blocks(item, self.options)))
+            self.kept.append(ceilings_block(item))
+        elif self.format == "json":
+            self.kept.append(json_entry(item))
+        else:
+            slim = replace(result, blueprint=None, source=None, document=None)
+            if self.format == "github":
+                self._write(get_reporter("github")([slim], self.options))
+            self.kept.append(slim)
+
+    def finish(self) -> None:
+        from ..render.text import render_summary
+
+        if self.format == "text":
+            summary = render_summary(self.total, len(self.kept), color=self.options.color)
+            self._write("".join(block + "\n\n" for block in self.kept) + summary + "\n")
+        elif self.format == "json":
+            click.echo(json_document(self.kept), nl=False)
+        elif self.format != "github":
+            click.echo(get_reporter(self.format)(self.kept, self.options), nl=False)
+
+    def _write(self, text: str) -> None:
+        if text:
+            click.echo(terminal_text(text), nl=False, color=self.options.color)
+
+
+def diagnostic_blocks(item: Checked, options: ReportOptions) -> list[str]:
+    """A file's findings as `validate` shows them."""
+    from ..render.text import render_diagnostic
+
+    return [render_diagnostic(d, item.result.source, color=options.color) for d in item.result.diagnostics]
+
+
+def ceilings_block(item: Checked) -> str:
+    """A file's ceilings (or why it was not analysed)."""
+    from ..analysis.report import ceilings_text
+
+    if item.analysis is None:
+        return f"{item.result.path}: not analysed: it has errors"
+    return ceilings_text(item.result.path, item.analysis)
+
+
 def text_report(checked: list[Checked], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
-    from ..analysis.report import ceilings_text
-    from ..diagnostics import Counts
-    from ..render.text import render_diagnostic, render_summary
+    from ..render.text import render_summary
 
-    blocks: list[str] = []
-    total = Counts()
-    for item in checked:
-        result = item.result
-        total = total + result.counts
-        blocks.extend(render_diagnostic(d, result.source, color=options.color) for d in result.diagnostics)
-    for item in checked:
-        if item.analysis is not None:
-            blocks.append(ceilings_text(item.result.path, item.analysis))
-        else:
-            blocks.append(f"{item.result.path}: not analysed: it has errors")
+    blocks = [block for item in checked for block in diagnostic_blocks(item, options)]
+    blocks.extend(ceilings_block(item) for item in checked)
+    total = sum((item.result.counts for item in checked), Counts())
     blocks.append(render_summary(total, len(checked), color=options.color))
     return "\n\n".join(blocks) + "\n"
 
 
-def json_report(checked: list[Checked]) -> str:
-    """The `validate` JSON report with an `analysis` object per file."""
+def json_entry(item: Checked) -> tuple:
+    """What the JSON report keeps of a file: its findings, its blueprint's summary and its
+    `analysis` object."""
     from ..analysis.report import analysis_json
+    from ..render.json import blueprint_summary
+
+    result = item.result
+    slim = replace(result, blueprint=None, source=None, document=None)
+    return slim, blueprint_summary(result.blueprint), analysis_json(item.analysis, result.diagnostics)
+
+
+def json_document(entries: list[tuple]) -> str:
+    """The `validate` JSON report with an `analysis` object per file."""
     from ..render.json import report_document
 
-    document = report_document([item.result for item in checked])
-    for entry, item in zip(document["files"], checked):
-        entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    document = report_document([slim for slim, _, _ in entries])
+    for entry, (_, summary, analysis) in zip(document["files"], entries):
+        entry["blueprint"] = summary
+        entry["analysis"] = analysis
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
