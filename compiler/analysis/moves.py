@@ -117,7 +117,7 @@ class Move:
 
     def _describe(self) -> str:
         if self.kind == "pad":
-            return f"calls tools for {self.count} turn{'s' if self.count != 1 else ''}"
+            return f"calls tools for {self.count:,} turn{'s' if self.count != 1 else ''}"
         if self.kind in ("churn", "burst"):
             return DESCRIPTIONS[self.kind].format(n=self.count)
         if self.kind == "route":
@@ -131,8 +131,8 @@ DESCRIPTIONS = {
     "text": "replies with text only",
     "tool": "calls a tool",
     "edit": "edits a file",
-    "churn": "edits one file {n} times in one reply",
-    "burst": "makes {n} tool calls in one reply",
+    "churn": "edits one file {n:,} times in one reply",
+    "burst": "makes {n:,} tool calls in one reply",
     "submit": "submits its output",
     "fan_out": "calls fan_out",
     "fail": "the inference fails",
