@@ -53,7 +53,7 @@ from ..runtime.stuck import stuck_edge
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage, StuckThresholds
     from ..runtime.events import Event
-    from ..runtime.state import RunState
+    from ..runtime.state import RunState, Visit
 
 #: The file every edit of the analysis touches (one path, so edits pile up on it).
 EDITED_PATH = "analysis.txt"
@@ -67,6 +67,9 @@ APPROVAL = "approved"
 EDITED_TEXT = "(the person's edited text)"
 OPEN_ITEM = ("1", "an unfinished item")
 
+#: Tool calls and iterations this far from every threshold that reads them are no longer
+#: keyed exactly, only their difference (`StageFacts.counting`).
+FAR = 8
 #: Moves that answer a stage inference (one more iteration of the visit).
 INFERENCE_MOVES = frozenset({"text", "tool", "edit", "churn", "burst", "submit", "fan_out"})
 ROUTING_ANSWERS = frozenset({"route", "done"})
@@ -90,16 +93,22 @@ class Move:
     reads: str | None = None
     #: The move made this many times in a row, each adding the same counts (`repeats`).
     times: int = 1
+    #: For a `lap`: the moves of one lap, the lap made `times` times.
+    laps: tuple["Move", ...] = ()
 
     @property
     def iterations(self) -> int:
         """Stage inferences the move answers."""
         if self.kind == "pad":
             return self.count
+        if self.laps:
+            return self.times * sum(move.iterations for move in self.laps)
         return self.times if self.kind in INFERENCE_MOVES else 0
 
     @property
     def routing_calls(self) -> int:
+        if self.laps:
+            return self.times * sum(move.routing_calls for move in self.laps)
         return self.times if self.kind in ROUTING_ANSWERS else 0
 
     def describe(self) -> str:
@@ -108,6 +117,8 @@ class Move:
         return once if self.times == 1 else f"{once} ×{self.times:,}"
 
     def describe_once(self) -> str:
+        if self.laps:
+            return "(" + "; ".join(move.describe() for move in self.laps) + ")"
         text = self._describe()
         if self.regions == "met":
             return f"fills its {self.reads or 'regions'}, then " + text
@@ -177,6 +188,33 @@ class StageFacts:
     tracks_modifications: bool
     #: Tool calls are counted exactly: a watched tool-call threshold the cap does not pre-empt.
     counts_tool_calls: bool
+    #: The fewest iterations at which READY interrupts a visit (its cap, when it binds, or a
+    #: stuck threshold on iterations); None when nothing does.
+    iteration_limit: int | None = None
+
+    def counting(self, visit: "Visit") -> bool:
+        """Whether this visit's tool calls and iterations are keyed exactly. They are where a
+        watched tool-call threshold is armed and it, or the iteration limit, is within FAR
+        steps. Farther from both, only their difference decides which one plain work reaches
+        first (and at which iteration): the key keeps the difference (`visit.visit_key`), and
+        plain work is padded, not counted up to."""
+        if not self.counts_tool_calls or visit.stuck_fired:
+            return False
+        if visit.tool_calls == 0 or self.stuck is None or not self.stuck.tool_calls:
+            return True
+        if self.stuck.tool_calls - visit.tool_calls <= FAR:
+            return True
+        return self.iteration_limit is not None and self.iteration_limit - visit.iterations <= FAR
+
+    def iterations_ahead(self, visit: "Visit") -> int:
+        """Where tool calls are not counted exactly, what is left of them: how far iterations
+        are ahead of tool calls. Plain work (one call a turn) reaches the tool-call threshold
+        first while that is below the iteration limit minus the threshold, and the iteration
+        limit first (at that limit, whatever the difference) from there on."""
+        ahead = visit.iterations - visit.tool_calls
+        if self.iteration_limit is None or self.stuck is None or not self.stuck.tool_calls:
+            return ahead
+        return min(ahead, max(self.iteration_limit - self.stuck.tool_calls, 0))
 
     @classmethod
     def of(cls, ir: "Blueprint", stage: "Stage", state: "RunState") -> "StageFacts":
@@ -203,6 +241,9 @@ class StageFacts:
                 needed[wanted.region] = max(needed.get(wanted.region, 1), wanted.at_least)
         cap = stage.max_iterations or 0
         tool_limit = stuck.tool_calls if stuck is not None else None
+        limits = [stuck.iterations] if stuck is not None and stuck.iterations and stuck.iterations > 0 else []
+        if cap > 0 and stage.mode != "fan_out":
+            limits.append(cap)
         return cls(
             plain_tool=plain,
             modifying_tool=modifying_tool if wants_modifications else None,
@@ -217,6 +258,7 @@ class StageFacts:
             gate_budget=max((max(g.max_attempts, 0) for g in gates), default=0),
             tracks_modifications=wants_modifications and modifying_tool is not None,
             counts_tool_calls=bool(tool_limit) and (cap <= 0 or stage.mode == "fan_out" or tool_limit <= cap),
+            iteration_limit=min(limits, default=None),
         )
 
 
@@ -278,7 +320,7 @@ def _reads_regions(move: Move, facts: StageFacts) -> str | None:
 def _inference_moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> list[Move]:
     visit = state.visit
     out = [Move("text")]
-    if visit.tool_calls == 0 or facts.counts_tool_calls:
+    if visit.tool_calls == 0 or facts.counting(visit):
         out.append(Move("tool"))
     else:
         out.append(Move("pad"))

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: What one step adds: ((record, field, amount), …), record 0 the state, 1 its visit, 2 its flags.
 Delta = tuple[tuple[int, str, int], ...]
+#: The events of one step repeated: one event, or the events of one lap of moves.
+Block = tuple["Event", ...]
 
 
 def _counters(record: type) -> tuple[str, ...]:
@@ -47,6 +49,14 @@ ENDLESS = 1 << 80
 
 def delta(before: "RunState", after: "RunState") -> Delta | None:
     """The counters `after` adds to `before`, if that is all that differs and every one grew."""
+    if (
+        after.phase != before.phase
+        or after.status != before.status
+        or after.offer != before.offer
+        or after.final_output != before.final_output
+        or (after.regions is not before.regions and after.regions != before.regions)
+    ):
+        return None  # the usual differences, ruled out before the counters are compared
     out: list[tuple[int, str, int]] = []
     for record, old, new, names in (
         (0, before, after, STATE_COUNTERS),
@@ -83,26 +93,35 @@ def advance(state: "RunState", step_delta: Delta, times: int) -> "RunState":
     return evolve(state, top)
 
 
-def repeats(ir: "Blueprint", state: "RunState", event: "Event", step_delta: Delta, times: int) -> bool:
-    """Whether the `times`-th repeat of `event` from `state` still only adds `step_delta`
-    (the runner's step from the state before it, computed)."""
+def retreat(state: "RunState", step_delta: Delta) -> "RunState | None":
+    """`state` one step back (None when a counter would go below zero)."""
+    records = (state, state.visit, state.flags)
+    if any(getattr(records[record], name) < amount for record, name, amount in step_delta):
+        return None
+    return advance(state, step_delta, -1)
+
+
+def repeats(ir: "Blueprint", state: "RunState", block: "Block", step_delta: Delta, times: int) -> bool:
+    """Whether the `times`-th repeat of `block` (one event, or the events of one lap) from
+    `state` still only adds `step_delta` (the runner's steps from the state before it, computed)."""
     before = advance(state, step_delta, times - 1)
-    after, _ = step(ir, before, event)
-    return after == advance(state, step_delta, times)
+    for event in block:
+        before, _ = step(ir, before, event)
+    return before == advance(state, step_delta, times)
 
 
-def longest_run(ir: "Blueprint", state: "RunState", event: "Event", step_delta: Delta) -> int:
-    """How many repeats of `event` from `state` only add `step_delta` (the first one does):
+def longest_run(ir: "Blueprint", state: "RunState", block: "Block", step_delta: Delta) -> int:
+    """How many repeats of `block` from `state` only add `step_delta` (the first one does):
     ENDLESS when the run never ends. A comparison with a threshold flips once as a counter
     grows, so the repeats that only add the delta are a prefix: a bisection finds its end."""
     low, high = 1, 2
-    while repeats(ir, state, event, step_delta, high):
+    while repeats(ir, state, block, step_delta, high):
         low, high = high, high * 2
         if high > ENDLESS:
             return ENDLESS
     while high - low > 1:
         middle = (low + high) // 2
-        if repeats(ir, state, event, step_delta, middle):
+        if repeats(ir, state, block, step_delta, middle):
             low = middle
         else:
             high = middle
@@ -125,7 +144,7 @@ def replay_run(ir: "Blueprint", state: "RunState", event: "Event", times: int) -
     first, _ = step(ir, state, event)
     second, _ = step(ir, first, event)
     step_delta = delta(first, second)
-    if step_delta is None or not repeats(ir, first, event, step_delta, times - 2):
+    if step_delta is None or not repeats(ir, first, (event,), step_delta, times - 2):
         return None
     return step(ir, advance(first, step_delta, times - 2), event)
 

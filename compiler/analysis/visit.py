@@ -35,7 +35,7 @@ from ..runtime.tables import tables
 from .costs import Calls, costs
 from .moves import Move, StageFacts, events, moves
 from .padding import Applied, pad
-from .repeats import ENDLESS, advance, delta, longest_run
+from .repeats import ENDLESS, Block, Delta, advance, delta, longest_run, retreat
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage
@@ -59,8 +59,6 @@ class Node:
     paddable: bool = False
     #: The visit's iteration count at which padding is interrupted (None: it never is).
     pad_limit: int | None = None
-    #: How many times in a row `move` led here (a run of repeats is summarised past RUN_JUMP).
-    run: int = 0
 
 
 @dataclass
@@ -137,6 +135,10 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     exit_edges: list[tuple[int, Move, int]] = []
     spent_seen: dict[tuple, list[tuple]] = {}
     settled: dict[tuple, int] = {}
+    #: The first key inside each summarised run: another move that reaches it (the same reply
+    #: with the regions the other way, say) is inside the run too, and not explored.
+    skipped: set[tuple] = set()
+    runs = _Runs(ir, stage, facts, index, result.nodes)
     counter = 0
     routes = False
     heap: list = [(entry.visit.iterations, 0, entry, None, None)]
@@ -148,6 +150,8 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
             if parent is not None and parent != found:
                 edges.append((parent, found, via))
             continue
+        if key in skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
+            continue
         paddable = _paddable(state, facts)
         if reduce and paddable and _dominated(spent_seen, key):
             continue
@@ -156,8 +160,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
             break
         node = len(result.nodes)
         index[key] = node
-        run = result.nodes[parent].run + 1 if parent is not None and via == result.nodes[parent].move else 1
-        result.nodes.append(Node(key, state, parent, via, paddable=paddable, run=run if parent is not None else 0))
+        result.nodes.append(Node(key, state, parent, via, paddable=paddable))
         routes = routes or state.phase == "route"
         if parent is not None:
             edges.append((parent, node, via))
@@ -186,13 +189,13 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                 if move.kind in SETTLED:
                     settled[settled_key] = number
             else:
-                if move == result.nodes[node].move and result.nodes[node].run >= RUN_JUMP and pre is state:
-                    jumped = _jump(ir, state, move, event, after)
-                    if jumped is ENDLESS_RUN:
-                        result.endless = node if result.endless is None else result.endless
-                        continue
-                    if jumped is not None:
-                        move, after = jumped
+                jumped = runs.summarise(node, move, event, after) if pre is state else None
+                if jumped is ENDLESS_RUN:
+                    result.endless = node if result.endless is None else result.endless
+                    continue
+                if jumped is not None:
+                    skipped.add(visit_key(ir, stage, after, facts))
+                    move, after = jumped
                 counter += 1
                 heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
     costs(result, edges, exit_edges, facts.gate_budget + 1 if routes else 0)
@@ -201,8 +204,8 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     return result
 
 
-#: A move that led to a state this many times in a row, each time adding the same counts, is
-#: not stepped through any further: the run of repeats is summarised (`_jump`).
+#: A step that adds the same counts as the RUN_JUMP explored states before it (one run of
+#: repeats, by whichever moves) is not stepped through any further: the run is summarised.
 RUN_JUMP = 16
 #: The repeats explored one by one before a summarised run ends (the runner's decisions near
 #: the end, where a threshold is about to trip, are seen step by step).
@@ -211,16 +214,71 @@ RUN_MARGIN = 8
 ENDLESS_RUN = (Move("endless"), None)
 
 
-def _jump(ir: "Blueprint", state: "RunState", move: Move, event: "Event", after: "RunState") -> tuple | None:
-    """(the move repeated, the state it reaches) for a long run of one move that adds the
-    same counts each time, skipping to RUN_MARGIN repeats before the runner does anything
-    else; None when the run is short or the step adds more than counts; ENDLESS_RUN when
-    the run never ends. Every state skipped makes the same decisions as the first: only
-    counts differ, and no threshold is reached before the run's end (see `repeats`)."""
-    step_delta = delta(state, after)
-    if step_delta is None:
-        return None
-    length = longest_run(ir, state, event, step_delta)
+class _Runs:
+    """Runs of repeats in one visit's exploration, and where to skip past them.
+
+    A run is a step, or a lap of two moves, that adds the same counts each time: the states
+    it passes through differ only in counts. Once RUN_JUMP explored states lead up to a node
+    along one such delta (found by their keys, so a run may alternate between moves that add
+    the same counts: a plain call and an edit, a reply with the regions filled or not), the
+    rest of the run is summarised (`_jump`)."""
+
+    def __init__(self, ir: "Blueprint", stage: "Stage", facts: StageFacts, index: dict[tuple, int], nodes: list[Node]) -> None:
+        self.ir, self.stage, self.facts, self.index, self.nodes = ir, stage, facts, index, nodes
+        self.known: dict[tuple[int, Delta], int] = {}
+
+    def summarise(self, node: int, move: Move, event: "Event", after: "RunState") -> tuple | None:
+        """`_jump`'s answer for `move` from `node` (a single event), when it continues a long run."""
+        state = self.nodes[node].state
+        assert state is not None
+        step_delta = delta(state, after)
+        if step_delta is not None:
+            return _jump(self.ir, state, move, (event,), step_delta) if self.length(node, step_delta) >= RUN_JUMP else None
+        # A lap of two moves: the move that led here, then this one, back where the lap began
+        # (a reply held by a gate, then the routing answer it held).
+        parent, via = self.nodes[node].parent, self.nodes[node].move
+        if parent is None or via is None or via.kind == "pad" or via.times != 1 or move.kind == "pad":
+            return None
+        before = self.nodes[parent].state
+        assert before is not None
+        lap_delta = delta(before, after) if after.phase == before.phase else None
+        if lap_delta is None or self.length(parent, lap_delta) < RUN_JUMP:
+            return None
+        back = events(via, self.ir, self.stage, after, self.facts)
+        if len(back) != 1:
+            return None
+        again, _ = step(self.ir, after, back[0])
+        if delta(state, again) != lap_delta:
+            return None
+        return _jump(self.ir, state, Move("lap", laps=(move, via)), (event, back[0]), lap_delta)
+
+    def length(self, node: int, step_delta: Delta) -> int:
+        """How many explored states lead up to `node` along `step_delta`: the node, the state
+        one step back (by its key), two steps back, … (memoised; counted up to RUN_JUMP)."""
+        chain: list[int] = []
+        current: int | None = node
+        length = 0
+        while current is not None and length < RUN_JUMP:
+            known = self.known.get((current, step_delta))
+            if known is not None:
+                length += known
+                break
+            chain.append(current)
+            length += 1
+            before = retreat(self.nodes[current].state, step_delta)  # type: ignore[arg-type]
+            current = self.index.get(visit_key(self.ir, self.stage, before, self.facts)) if before is not None else None
+        for i, member in enumerate(chain):
+            self.known[(member, step_delta)] = length - i
+        return length
+
+
+def _jump(ir: "Blueprint", state: "RunState", move: Move, block: Block, step_delta: Delta) -> tuple | None:
+    """(the move repeated, the state it reaches) for a long run of one step (or lap) that adds
+    the same counts each time, skipping to RUN_MARGIN repeats before the runner does anything
+    else; None when the run is short; ENDLESS_RUN when the run never ends. Every state
+    skipped makes the same decisions as the first: only counts differ, and no threshold is
+    reached before the run's end (see `repeats`)."""
+    length = longest_run(ir, state, block, step_delta)
     if length >= ENDLESS:
         return ENDLESS_RUN
     times = length - RUN_MARGIN
@@ -260,9 +318,13 @@ def _dominated(seen: dict[tuple, list[tuple]], key: tuple) -> bool:
 def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> tuple:
     """What decides the rest of the visit (see the module docstring)."""
     visit = state.visit
-    counted = facts.counts_tool_calls and not visit.stuck_fired
+    counted = facts.counting(visit)
     exact = visit.tool_calls == 0 or counted
     limit = facts.stuck.tool_calls if counted and facts.stuck is not None else None
+    if counted or not facts.counts_tool_calls or visit.stuck_fired:
+        tools: object = min(visit.tool_calls, limit) if limit else visit.tool_calls > 0
+    else:  # far from the thresholds: which one plain work reaches first, and where
+        tools = ("ahead", facts.iterations_ahead(visit))
     return (
         state.phase,
         state.status,
@@ -270,7 +332,7 @@ def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFa
         state.offer,
         state.final_output,
         visit.iterations if exact else -1,
-        min(visit.tool_calls, limit) if limit else visit.tool_calls > 0,
+        tools,
         visit.nudges if visit.tool_calls == 0 else 0,
         facts.tracks_modifications and (visit.modifications > 0 or visit.blocked_modifications > 0),
         visit.fanned_out,
@@ -288,8 +350,8 @@ def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFa
 
 
 def _paddable(state: "RunState", facts: StageFacts) -> bool:
-    counted = facts.counts_tool_calls and not state.visit.stuck_fired
-    return state.phase == "infer" and state.status == "active" and state.visit.tool_calls > 0 and not counted
+    visit = state.visit
+    return state.phase == "infer" and state.status == "active" and visit.tool_calls > 0 and not facts.counting(visit)
 
 
 # --- applying a move ------------------------------------------------------------------------------
