@@ -355,3 +355,24 @@ def test_check_keeps_no_analysis_of_a_file_once_it_is_reported(tmp_path: Path, m
         result = CliRunner().invoke(cli, ["check", "--format", output_format, str(tmp_path)])
         assert result.exit_code == 0, result.output
         assert len(most_alive) == 6 and max(most_alive) == 0, (output_format, most_alive)
+
+
+def test_checking_a_file_leaves_no_garbage_that_only_the_cycle_collector_frees():
+    # The command-line tool runs the cycle collector rarely: a reference cycle per file (a stage
+    # graph whose adjacency cache held one of its own methods) kept each file's graph alive.
+    from compiler.cli.check_cmd import check_bytes
+    from compiler.config import Settings
+
+    data = (Path(__file__).resolve().parent.parent / "blueprints" / "review-loop.leviath").read_bytes()
+    check_bytes("review-loop.leviath", data, Settings())
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        item = check_bytes("review-loop.leviath", data, Settings())
+        assert item.analysis is not None
+        del item
+        gc.collect()
+        assert gc.garbage == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
