@@ -376,3 +376,17 @@ def test_checking_a_file_leaves_no_garbage_that_only_the_cycle_collector_frees()
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+def test_a_summarised_lap_of_two_moves_replays_to_the_state_it_stands_for():
+    from compiler.analysis.traces import _play
+    from compiler.analysis.visit import explore_visit
+
+    ir = blueprint(CHAINS["gate blocks between a reply and its routing answer"].format(big=60))
+    entry, _ = start(ir, 0)
+    result = explore_visit(ir, entry)
+    [lapped] = [node for node in result.nodes if node.move is not None and node.move.laps]
+    assert lapped.move.times > 1 and "×" in lapped.move.describe()
+    played = _play(ir, entry, result.path(result.nodes.index(lapped)))
+    assert played is not None and played[1].visit.iterations == lapped.key[5]
+    assert sum(times for _, times in played[0]) > 2 * lapped.move.times

@@ -4,7 +4,7 @@ Two of them make a visit's exploration independent of how large a blueprint's nu
 a run of repeats (a step, or a lap of two moves, that only adds counts) is skipped through
 once RUN_JUMP explored states lead up to it (`visit._Runs`), and tool calls far from every
 threshold that reads them are keyed by how far iterations are ahead of them rather than
-exactly (`moves.StageFacts.counting`). Over random blueprints whose caps, thresholds and
+exactly (`facts.StageFacts.counting`). Over random blueprints whose caps, thresholds and
 budgets are long enough for both to act (up to 48 steps), the analysis with them finds the
 same findings, the same ceilings and the same run states as the analysis without them
 (both pushed out of reach). Bounded: deterministic examples, a few seconds.
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import ir_strategies
-from compiler.analysis import analyze, moves, visit
+from compiler.analysis import analyze, facts, visit
 from compiler.ir.model import Blueprint, Gate, ResolvedNudge, Stage, StuckThresholds
 from ir_strategies import LAYOUT, NAMES
 
@@ -32,12 +32,12 @@ LONG = [None, 6, 40, 48]
 @contextmanager
 def exact() -> Iterator[None]:
     """The analysis without the summaries: no run is ever long enough, no count far enough."""
-    saved = visit.RUN_JUMP, moves.FAR
-    visit.RUN_JUMP, moves.FAR = 10**9, 10**30
+    saved = visit.RUN_JUMP, facts.FAR
+    visit.RUN_JUMP, facts.FAR = 10**9, 10**30
     try:
         yield
     finally:
-        visit.RUN_JUMP, moves.FAR = saved
+        visit.RUN_JUMP, facts.FAR = saved
 
 
 def gates():

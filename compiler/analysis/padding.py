@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from ..runtime.actions import RunInference
 from ..runtime.events import InferenceFinished
 from ..runtime.machine import step
-from .moves import Move, StageFacts, plain_call
+from .facts import StageFacts
+from .moves import Move, plain_call
 from .repeats import advance, delta
 
 if TYPE_CHECKING:

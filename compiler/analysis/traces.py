@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Sequence
 from ..runtime.events import event_to_dict
 from ..runtime.machine import start
 from ..runtime.policy import output_owed_anywhere
-from .moves import Move, StageFacts, events
+from .facts import StageFacts
+from .moves import Move, events
 from .padding import pad
 from .repeats import EventRuns, Run, merged, replay_run
 from .visit import ending, explore_visit
@@ -177,7 +178,7 @@ def _replay_visit(
 def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[list[Run], "RunState", tuple | None] | None:
     """Feed the moves' events from `entry`: (event runs, state after, the exit shown, if any).
     Padding and a repeated move are fed as one run, advanced as `repeats` does, never stepped
-    event by event."""
+    event by event; a repeated lap of moves is fed lap by lap (LAP_REPLAY_LIMIT moves at most)."""
     stage = ir.stage(entry.stage)
     assert stage is not None
     facts = StageFacts.of(ir, stage, entry)
@@ -185,28 +186,43 @@ def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[li
     produced: list[Run] = []
     ended = None
     for move in moves:
-        if move.kind == "pad":
-            padded = pad(ir, state, facts)
-            if padded is None:
+        if move.laps and move.times * len(move.laps) > LAP_REPLAY_LIMIT:
+            return None
+        for once in [lap for _ in range(move.times) for lap in move.laps] if move.laps else [move]:
+            played = _play_move(ir, stage, facts, state, once)
+            if played is None:
                 return None
-            turns, _, event, state, actions = padded
-            batch: list[Run] = [(event, turns.count)]
-        else:
-            pending, actions = events(move, ir, stage, state, facts), ()
-            if move.times > 1 and len(pending) != 1:
-                return None
-            batch = [(event, move.times) for event in pending]
-            for event, times in batch:
-                fed = replay_run(ir, state, event, times)
-                if fed is None:
-                    return None
-                state, fed_actions = fed
-                actions += fed_actions
-        produced.extend(batch)
-        ended = ending(ir, stage, actions)
-        if ended is not None:
-            break
+            batch, state, actions = played
+            produced.extend(batch)
+            ended = ending(ir, stage, actions)
+            if ended is not None:
+                return produced, state, ended
     return produced, state, ended
+
+
+#: The most moves a repeated lap of moves is replayed with in a trace.
+LAP_REPLAY_LIMIT = 10_000
+
+
+def _play_move(ir: "Blueprint", stage, facts: StageFacts, state: "RunState", move: Move) -> tuple[list[Run], "RunState", tuple] | None:
+    """One move's event runs from `state`, the state after and the last actions."""
+    if move.kind == "pad":
+        padded = pad(ir, state, facts)
+        if padded is None:
+            return None
+        turns, _, event, after, actions = padded
+        return [(event, turns.count)], after, actions
+    pending, actions = events(move, ir, stage, state, facts), ()
+    if move.times > 1 and len(pending) != 1:
+        return None
+    batch = [(event, move.times) for event in pending]
+    for event, times in batch:
+        fed = replay_run(ir, state, event, times)
+        if fed is None:
+            return None
+        state, fed_actions = fed
+        actions += fed_actions
+    return batch, state, actions
 
 
 # --- checking a trace --------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
 from ..runtime.tables import tables
 from .costs import Calls, costs
-from .moves import Move, StageFacts, events, moves
+from .facts import StageFacts
+from .moves import Move, events, moves
 from .padding import Applied, pad
 from .repeats import ENDLESS, Block, Delta, advance, delta, longest_run, retreat
 
