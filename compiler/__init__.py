@@ -2,8 +2,8 @@
 
 The library never prints and never exits. Start with `validate_file` (every finding of one
 blueprint, positioned), `load` (the typed model, or `BlueprintError` with the findings),
-`compile` (the versioned IR) and `load_ir` (the IR back into the model the stage-runner
-drives). `compiler.runtime` is the stage-runner that drives it (docs/runner.md) and
+`compile` (the versioned IR), `load_ir` (the IR back into the model the stage-runner
+drives), `digest` (one value per meaning) and `diff` (what changed between two versions). `compiler.runtime` is the stage-runner that drives it (docs/runner.md) and
 `compiler.analysis` explores every run it allows. Names are imported on first use, so
 `import compiler` stays cheap for the CLI and for runtimes that only need `compiler.runtime`.
 
@@ -30,6 +30,8 @@ _EXPORTS = {
     "Settings": "compiler.config",
     "Span": "compiler.diagnostics",
     "compile": "compiler.api",
+    "diff": "compiler.diff",
+    "digest": "compiler.ir.digest",
     "load": "compiler.api",
     "load_ir": "compiler.api",
     "validate_bytes": "compiler.pipeline",
@@ -42,6 +44,8 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:
     from .api import BlueprintError, IRError, compile, load, load_ir
     from .config import Settings
+    from .diff import diff
+    from .ir.digest import digest
     from .diagnostics import Diagnostic, Related, Span
     from .ir.model import Blueprint
     from .pipeline import FileResult, validate_bytes, validate_file, validate_text
@@ -51,7 +55,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'compiler' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    if module == f"{__name__}.{name}":  # a subpackage that is also callable: compiler.diff
+        value = importlib.import_module(module)
+    else:
+        value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -16,9 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
+from .ir.model import DEFAULT_MAX_ITERATIONS
+from .reading import read_limited
+
 #: The file and table the CLI reads configuration from.
 CONFIG_FILE = "pyproject.toml"
 CONFIG_TABLE = "tool.blueprint"
+#: A pyproject.toml larger than this is not read (a real one is a few kilobytes).
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
 
@@ -33,6 +38,13 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
+    #: need the installation (`compiler.installation`); None leaves those checks off.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
+    #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
+    #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -62,6 +74,10 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] = ()
     deny_warnings: bool | None = None
+    #: Paths, resolved against the folder of the configuration file.
+    leviath_config: str | None = None
+    leviath_models: str | None = None
+    default_max_iterations: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +87,9 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    leviath_config: str | None = None
+    leviath_models: str | None = None
+    default_max_iterations: int | None = None
 
 
 #: Keys of `[tool.blueprint]`: name → (FileConfig field, expected kind).
@@ -79,6 +98,9 @@ _KEYS: dict[str, tuple[str, str]] = {
     "ignore": ("ignore", "rules"),
     "known-tools": ("known_tools", "strings"),
     "deny-warnings": ("deny_warnings", "bool"),
+    "leviath-config": ("leviath_config", "path"),
+    "leviath-models": ("leviath_models", "path"),
+    "default-max-iterations": ("default_max_iterations", "count"),
 }
 
 
@@ -91,7 +113,11 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             ignore=config.ignore or (),
             known_tools=config.known_tools,
             deny_warnings=bool(config.deny_warnings),
+            leviath_config=config.leviath_config,
+            leviath_models=config.leviath_models,
         )
+        if config.default_max_iterations is not None:
+            base = replace(base, default_max_iterations=config.default_max_iterations)
     changes: dict[str, Any] = {}
     if overrides.select is not None:
         changes["select"] = overrides.select
@@ -99,6 +125,11 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
         changes["ignore"] = overrides.ignore
     if overrides.deny_warnings is not None:
         changes["deny_warnings"] = overrides.deny_warnings
+    for key in ("leviath_config", "leviath_models"):
+        if getattr(overrides, key) is not None:
+            changes[key] = getattr(overrides, key)
+    if overrides.default_max_iterations is not None:
+        changes["default_max_iterations"] = overrides.default_max_iterations
     return replace(base, **changes)
 
 
@@ -122,8 +153,10 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
 
     where = display or str(pyproject)
     try:
-        with open(pyproject, "rb") as handle:
-            document = tomllib.load(handle)
+        data = read_limited(pyproject, MAX_CONFIG_BYTES)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
+        document = tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -147,11 +180,25 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
                 raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
             values[attribute] = value
             continue
+        if kind == "path":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
+            values[attribute] = str(pyproject.parent / os.path.expanduser(value))
+            continue
+        if kind == "count":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{label} must be a whole number of 0 or more, not {_count_name(value)}")
+            values[attribute] = value
+            continue
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
         items = tuple(item.strip() for item in value if item.strip())
         values[attribute] = check_rule_names(items, label) if kind == "rules" else items
     return FileConfig(path=pyproject, **values)
+
+
+def _count_name(value: Any) -> str:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
 
 
 def _type_name(value: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 BLUEPRINT_NAME = "agent.leviath"
 BLUEPRINT_SUFFIX = ".leviath"
@@ -55,7 +55,8 @@ def is_skipped_directory(name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRECTORIES
 
 
-def discover(paths: Iterable[str]) -> Discovery:
+def discover(paths: Iterable[str], match: Callable[[str], bool] = is_blueprint_name) -> Discovery:
+    """The files to check; a directory is searched for names `match` accepts (blueprints)."""
     files: list[str] = []
     missing: list[str] = []
     skipped: list[str] = []
@@ -69,7 +70,7 @@ def discover(paths: Iterable[str]) -> Discovery:
     for given in paths:
         display = os.path.normpath(given)
         if os.path.isdir(given):
-            for found in _search(given, skipped):
+            for found in _search(given, skipped, match):
                 add(os.path.normpath(os.path.join(given, found)), os.path.realpath(os.path.join(given, found)))
         elif os.path.lexists(given):
             add(display, os.path.realpath(given))
@@ -78,8 +79,8 @@ def discover(paths: Iterable[str]) -> Discovery:
     return Discovery(tuple(files), tuple(missing), tuple(skipped))
 
 
-def _search(root: str, skipped: list[str]) -> list[str]:
-    """Blueprint files below `root`, relative to it, sorted by path components."""
+def _search(root: str, skipped: list[str], match: Callable[[str], bool] = is_blueprint_name) -> list[str]:
+    """Files below `root` whose names `match` accepts, relative to it, sorted by path components."""
     real_root = os.path.realpath(root)
     found: list[tuple[str, ...]] = []
     pending: list[tuple[str, ...]] = [()]
@@ -99,7 +100,7 @@ def _search(root: str, skipped: list[str]) -> list[str]:
                 if entry.is_dir(follow_symlinks=False):
                     if not is_skipped_directory(entry.name):
                         pending.append((*parts, entry.name))
-                elif is_blueprint_name(entry.name) and _inside(entry, real_root):
+                elif match(entry.name) and _inside(entry, real_root):
                     found.append((*parts, entry.name))
             except OSError:
                 continue  # vanished or unreadable entry: nothing to check there

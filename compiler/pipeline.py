@@ -70,6 +70,8 @@ def validate_bytes(
         raise TypeError(
             f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})"
         )
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a compiler.Settings, not {type(settings).__name__}")
     if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():
         return _validate(path, data, settings, families, when_clean)
     # A large document becomes hundreds of thousands of long-lived objects, which CPython's

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schemas we publish, by the name users type (`blueprint schema ir`).
-SCHEMA_NAMES: tuple[str, ...] = ("blueprint", "ir", "report")
+SCHEMA_NAMES: tuple[str, ...] = ("blueprint", "ir", "report", "scenario")
 
 
 def _file_name(name: str) -> str:

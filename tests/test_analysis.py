@@ -269,8 +269,16 @@ def test_routing_answers_count_and_gate_blocks_add_routing_rounds():
     assert ceilings.inferences == 7 + 1
 
 
-def test_a_stage_without_max_iterations_has_no_inference_ceiling():
-    ceilings = analyze(blueprint("[stages.a]\n[stages.b]\nmax_iterations = 2\n")).ceilings
+def test_a_stage_without_max_iterations_takes_the_default_cap():
+    ir = blueprint("[stages.a]\n[stages.b]\nmax_iterations = 2\n")
+    ceilings = analyze(ir).ceilings
+    assert ceilings.visits == 2 and ceilings.inferences == 52 and ceilings.endless == ()
+    assert ceilings.stages[0].per_visit == 50 and ceilings.stages[1].per_visit == 2
+    assert analyze(ir, default_max_iterations=7).ceilings.inferences == 9
+
+
+def test_with_no_default_cap_a_stage_without_max_iterations_has_no_inference_ceiling():
+    ceilings = analyze(blueprint("[stages.a]\n[stages.b]\nmax_iterations = 2\n"), default_max_iterations=0).ceilings
     assert ceilings.visits == 2 and ceilings.inferences is None and ceilings.endless == ("a",)
     assert ceilings.stages[0].per_visit is None and ceilings.stages[1].per_visit == 2
 

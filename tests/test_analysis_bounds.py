@@ -390,3 +390,12 @@ def test_a_summarised_lap_of_two_moves_replays_to_the_state_it_stands_for():
     played = _play(ir, entry, result.path(result.nodes.index(lapped)))
     assert played is not None and played[1].visit.iterations == lapped.key[5]
     assert sum(times for _, times in played[0]) > 2 * lapped.move.times
+
+
+def test_a_counterexample_too_long_for_a_scenario_is_named_not_expanded(tmp_path: Path):
+    source = Path(__file__).resolve().parent / "check_cases" / "output-can-be-skipped" / "cap-of-2-31.leviath"
+    target = tmp_path / "agent.leviath"
+    target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", str(target), "--emit-scenarios", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "has 2,147,483,650 events" in result.stderr and not list((tmp_path / "out").iterdir())

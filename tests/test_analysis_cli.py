@@ -132,3 +132,18 @@ def test_every_corpus_blueprint_is_analysed():
     result = check(CORPUS)
     assert result.exit_code == 0, result.output
     assert result.output.count("every run explored") == len(list(CORPUS.glob("*/agent.leviath")))
+
+
+def test_the_default_iteration_cap_bounds_the_ceiling_and_can_be_set(tmp_path):
+    source = tmp_path / "agent.leviath"
+    source.write_text(
+        '[agent]\nname = "t"\n[stages.work]\nmode = "autonomous"\n'
+        'model = { models = [{ provider = "anthropic", model = "m" }] }\n'
+        "[stages.work.transitions]\n"
+    )
+    assert "every run ends within 1 stage visits and 50 inferences" in check(source).output
+    assert "and 7 inferences" in check("--default-max-iterations", "7", source).output
+    unbounded = check("--default-max-iterations", "0", source).output
+    assert "a visit of 'work' can go on for ever (no max_iterations, and default-max-iterations is 0)" in unbounded
+    validated = CliRunner().invoke(cli, ["validate", "--default-max-iterations", "0", str(source)])
+    assert "default-max-iterations is 0, so nothing bounds" in validated.output

@@ -234,7 +234,7 @@ def test_random_runs_stay_inside_what_the_analysis_explored(ir, data):
     if not analysis.complete:
         return
     runs = analysis.runs
-    entered = {stage for stage, _, _ in runs.nodes}
+    entered = {node[0] for node in runs.nodes}
     taken = {
         (key[0], exit.target, exit.condition) for key, result in runs.visits.items() for exit in result.exits if exit.kind == "edge"
     }

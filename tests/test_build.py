@@ -20,7 +20,6 @@ from compiler.ir.model import (
     ModelConfig,
     ModelEntry,
     NudgeConfig,
-    RegionEntries,
     RegionSeed,
     ResolvedNudge,
     RoutingOverride,
@@ -420,13 +419,10 @@ def test_gate_fields_defaults_and_max_attempts():
         require_region_updated = "u"
         require_regions = ["x", false]
         require_no_open_items = "todo"
-        require_region_entries = { region = "v", at_least = 4 }
         [stages.s.transitions.b.gate]
         max_attempts = -1
-        require_region_entries = { region = "v", at_least = 0 }
         [stages.s.transitions.c.gate]
         max_attempts = 2.0
-        require_region_entries = { at_least = 1 }
         """
     )
     a, b, c = s.transitions
@@ -439,7 +435,6 @@ def test_gate_fields_defaults_and_max_attempts():
         require_region_updated="u",
         require_regions=("x",),
         require_no_open_items="todo",
-        require_region_entries=RegionEntries("v", 4),
     )
     assert b.gate == Gate() and b.gate.max_attempts == 3
     assert c.gate == Gate()

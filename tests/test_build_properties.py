@@ -125,7 +125,6 @@ gate = table(
     require_region_updated=leaf(),
     require_regions=st.lists(leaf()),
     require_no_open_items=leaf(),
-    require_region_entries=table(region=leaf(), at_least=leaf()),
     message=leaf(),
 )
 edge = table(

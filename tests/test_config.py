@@ -37,6 +37,21 @@ def test_reads_every_key(tmp_path: Path) -> None:
     )
 
 
+def test_the_default_iteration_cap_is_read_and_a_flag_replaces_it(tmp_path: Path) -> None:
+    path = pyproject(tmp_path, "[tool.blueprint]\ndefault-max-iterations = 20\n")
+    config = load_config(path)
+    assert config == FileConfig(path=path, default_max_iterations=20)
+    assert settings_for(config).default_max_iterations == 20
+    assert settings_for(config, Overrides(default_max_iterations=0)).default_max_iterations == 0
+    assert settings_for(None).default_max_iterations == Settings().default_max_iterations == 50
+
+
+@pytest.mark.parametrize("value", ["-1", "true", '"50"', "2.5", "[3]"])
+def test_the_default_iteration_cap_must_be_a_whole_number(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="default-max-iterations must be a whole number of 0 or more"):
+        load_config(pyproject(tmp_path, f"[tool.blueprint]\ndefault-max-iterations = {value}\n"))
+
+
 def test_a_pyproject_without_the_table_has_no_configuration(tmp_path: Path) -> None:
     assert load_config(pyproject(tmp_path, '[project]\nname = "x"\n[tool.other]\na = 1\n')) is None
 

@@ -124,16 +124,16 @@ def test_fix_keeps_permissions_and_writes_through_symlinks(tmp_path: Path) -> No
     assert link.is_symlink()
     assert real.read_text(encoding="utf-8") == FIXED
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".blueprint-fix-")] == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".blueprint-write-")] == []
 
 
 def test_a_file_that_cannot_be_written_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import compiler.fix.files as files
 
-    def refuse(path: str, data: bytes) -> None:
+    def refuse(path: str, expected: bytes, data: bytes) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(files, "write_atomically", refuse)
+    monkeypatch.setattr(files, "replace_checked", refuse)
     paths = tree(tmp_path, a=FIXABLE)
     result = invoke(str(paths["a"]), "--fix")
     assert result.exit_code == 2

@@ -11,20 +11,32 @@ from pathlib import Path
 
 import pytest
 
+from compiler.config import Settings
 from compiler.pipeline import validate_bytes
 from compiler.render.text import render_report
-from helpers import assert_golden, golden_id
+from helpers import ROOT, assert_golden, golden_id
 
 CASES = Path(__file__).parent / "cases"
 CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
+#: A case folder may hold a Leviath installation for the checks that need one.
+INSTALLATION = {"leviath_config": "leviath-config.toml", "leviath_models": "lev-models.txt"}
+
+
 def render_case(path: Path) -> tuple[str, list[str]]:
+    """The report of one case; paths of installation files are relative to the checkout."""
     display = path.relative_to(CASES).as_posix()
-    result = validate_bytes(display, path.read_bytes())
+    installed = {
+        key: (path.parent / name).relative_to(ROOT).as_posix()
+        for key, name in INSTALLATION.items()
+        if (path.parent / name).is_file()
+    }
+    result = validate_bytes(display, path.read_bytes(), Settings(**installed))
     return render_report([(result.diagnostics, result.source)], color=False), [d.code for d in result.diagnostics]
 
 
 @pytest.mark.parametrize("case", CASE_FILES, ids=golden_id)
-def test_golden(case: Path) -> None:
+def test_golden(case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # installation files are named relative to the checkout
     assert_golden(case, *render_case(case))

@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-from dataclasses import replace
 
 import networkx
 import pytest
@@ -168,11 +167,9 @@ def test_no_stages_and_wrong_values_do_not_crash():
 
 def _settle(ir: Blueprint, stage: str):
     """The first edge the runner takes when `stage` ends normally (after one tool call)."""
-    from compiler.runtime import Complete, InferenceFinished, TakeEdge, ToolCall, step
-    from compiler.runtime import start as start_run
+    from compiler.runtime import Complete, InferenceFinished, RunState, TakeEdge, ToolCall, step
 
-    ir = replace(ir, entry_stage=stage)
-    state, _ = start_run(ir, 0.0)
+    state = RunState(stage=stage, phase="infer", requests=1, visits={stage: 1})  # waiting on its first reply
     state, _ = step(ir, state, InferenceFinished(tool_calls=(ToolCall(name="read_file", path="x"),), now=1.0))
     state, actions = step(ir, state, InferenceFinished(text="done", now=2.0))
     for action in actions:

@@ -17,7 +17,7 @@ from helpers import CORPUS, ROOT, requires_shared
 import compiler
 from compiler.api import compile_bytes, ir_source_path
 from compiler.cli.main import cli
-from compiler.ir.serialize import dumps, load_ir
+from compiler.ir.serialize import IR_VERSION, dumps, load_ir
 
 CLEAN = textwrap.dedent(
     """\
@@ -60,7 +60,7 @@ def files_in(directory: Path) -> set[str]:
 
 def test_compile_returns_the_ir_document(workdir):
     ir = compiler.compile("clean.leviath")
-    assert ir["ir_version"] == 1
+    assert ir["ir_version"] == IR_VERSION
     assert ir["source"]["path"] == "clean.leviath"
     assert ir["source"]["sha256"] == hashlib.sha256(CLEAN.encode()).hexdigest()
     assert load_ir(ir) == compiler.load("clean.leviath")
@@ -189,7 +189,7 @@ def test_same_bytes_from_processes_with_different_hash_seeds(workdir):
     example = sorted((ROOT / "blueprints").glob("**/*.leviath"))[0]
     outputs = {blueprint_process(["compile", str(example)], ROOT, seed).stdout for seed in ("0", "7", "31337")}
     assert len(outputs) == 1
-    assert json.loads(outputs.pop())["ir_version"] == 1
+    assert json.loads(outputs.pop())["ir_version"] == IR_VERSION
 
 
 _COMPILE_ALL = """
@@ -210,7 +210,7 @@ def test_corpus_compiles_the_same_in_processes_with_different_hash_seeds():
         done = subprocess.run([sys.executable, "-c", _COMPILE_ALL, *corpus], capture_output=True, cwd=ROOT, env=env)
         assert done.returncode == 0, done.stderr.decode()
         outputs.add(done.stdout)
-    assert len(outputs) == 1 and outputs.pop().count(b'"ir_version": 1') == len(corpus)
+    assert len(outputs) == 1 and outputs.pop().count(f'"ir_version": {IR_VERSION}'.encode()) == len(corpus)
 
 
 def test_a_refused_compile_in_a_process_has_no_traceback(workdir):

@@ -85,32 +85,52 @@ def test_a_document_without_a_version_is_not_an_ir(ir):
 
 
 def test_older_versions_are_upgraded_step_by_step(ir, monkeypatch):
-    """What a version 2 would do: bump IR_VERSION and register the step from 1."""
+    """What the next version would do: bump IR_VERSION and register the step from this one."""
     calls = []
+    now, later = IR_VERSION, IR_VERSION + 1
 
-    def one_to_two(document: dict) -> dict:
+    def step(document: dict) -> dict:
         calls.append(document["ir_version"])
-        return {**document, "ir_version": 2}
+        return {**document, "ir_version": later}
 
-    monkeypatch.setattr(serialize, "IR_VERSION", 2)
-    monkeypatch.setitem(serialize.MIGRATIONS, 1, one_to_two)
-    assert ir["ir_version"] == 1
+    monkeypatch.setattr(serialize, "IR_VERSION", later)
+    monkeypatch.setitem(serialize.MIGRATIONS, now, step)
     document = read_ir(ir)
-    assert calls == [1]
-    assert document.ir_version == 1  # the version it was written in
+    assert calls == [now]
+    assert document.ir_version == now  # the version it was written in
     assert document.blueprint == rich_blueprint()
 
 
 def test_a_gap_in_the_migrations_is_reported(ir, monkeypatch):
-    monkeypatch.setattr(serialize, "IR_VERSION", 3)
-    monkeypatch.setitem(serialize.MIGRATIONS, 1, lambda d: {**d, "ir_version": 2})
-    refused(ir, "no migration from ir_version 2 to 3")
+    monkeypatch.setattr(serialize, "IR_VERSION", IR_VERSION + 2)
+    monkeypatch.setitem(serialize.MIGRATIONS, IR_VERSION, lambda d: {**d, "ir_version": IR_VERSION + 1})
+    refused(ir, f"no migration from ir_version {IR_VERSION + 1} to {IR_VERSION + 2}")
 
 
 def test_a_migration_that_forgets_the_version_is_reported(ir, monkeypatch):
-    monkeypatch.setattr(serialize, "IR_VERSION", 2)
-    monkeypatch.setitem(serialize.MIGRATIONS, 1, lambda d: d)
-    refused(ir, "did not produce version 2")
+    monkeypatch.setattr(serialize, "IR_VERSION", IR_VERSION + 1)
+    monkeypatch.setitem(serialize.MIGRATIONS, IR_VERSION, lambda d: d)
+    refused(ir, f"did not produce version {IR_VERSION + 1}")
+
+
+def _v1_with_gate(gate_value) -> dict:
+    document = json.loads((FIXTURES / "v1" / "feature-rich.ir.json").read_text(encoding="utf-8"))
+    gate = document["blueprint"]["stages"][0]["transitions"][0]["gate"]
+    assert gate["require_region_entries"] is None  # what every v1 compile of a loadable file wrote
+    gate["require_region_entries"] = gate_value
+    return document
+
+
+def test_v2_drops_an_unset_require_region_entries():
+    assert load_ir(_v1_with_gate(None)) == load_ir(FIXTURES / "v1" / "feature-rich.ir.json")
+
+
+def test_a_v1_gate_that_set_require_region_entries_is_refused_by_name():
+    """Leviath refuses the key, so v2 has no field for it; its meaning is never dropped in silence."""
+    refused(
+        _v1_with_gate({"region": "files", "at_least": 4}),
+        r"stages\[0\]\.transitions\[0\]\.gate\.require_region_entries: .*compile the blueprint again",
+    )
 
 
 # --- malformed documents ------------------------------------------------------------------

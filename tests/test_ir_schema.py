@@ -121,7 +121,7 @@ def test_hand_built_ir_matches_the_schema():
         (lambda ir: ir["blueprint"]["stages"][0].pop("mode"), "'mode' is a required property"),
         (lambda ir: ir["blueprint"]["stages"][0].update(mode="outupt"), "is not one of"),
         (lambda ir: ir["blueprint"]["stages"][0].update(max_iterations=True), "is not of type"),
-        (lambda ir: ir.update(ir_version=2), "1 was expected"),
+        (lambda ir: ir.update(ir_version=IR_VERSION + 1), f"{IR_VERSION} was expected"),
         (lambda ir: ir["source"].update(sha256="x"), "does not match"),
         (lambda ir: ir["blueprint"]["stages"][0]["interaction_points"][0]["directives"].append(["a"]), "is too short"),
         (

@@ -3,6 +3,8 @@ the stage-declaration, output, gate and placeholder rules."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from helpers import CORPUS, assert_codes, requires_shared, run
 
@@ -154,9 +156,13 @@ def test_values_other_rules_explain_are_not_reported_again():
     assert_codes('[stages.a]\nmode = "autonomous"\nmax_iterations = 3\nmodel = { models = ["gpt"] }\n', settings=DECL)
 
 
-def test_zero_iterations_means_no_cap_and_fan_out_needs_none():
-    (d,) = run(stage("a").replace("max_iterations = 10", "max_iterations = 0"), settings=DECL).diagnostics
+def test_zero_iterations_counts_as_unset_and_fan_out_needs_none():
+    zero = stage("a").replace("max_iterations = 10", "max_iterations = 0")
+    (d,) = run(zero, settings=DECL).diagnostics
     assert (d.code, d.key_path, d.line, d.column) == ("stage-missing-max-iterations", "stages.a.max_iterations", 7, 18)
+    assert "counts as unset" in d.message and "default-max-iterations, 50 here" in d.message
+    (d,) = run(zero, settings=replace(DECL, default_max_iterations=0)).diagnostics
+    assert "default-max-iterations is 0, so nothing bounds how often it calls the model" in d.message
     fan_out = f'[stages.split]\nmode = "fan_out"\n{MODEL}\nworker_stage = "w"\n' + stage("w", "allow_as_worker = true")
     assert_codes(fan_out, settings=DECL)
 
@@ -209,7 +215,6 @@ def gated(gate: str, condition: str = "always") -> str:
         ("require_regions = []", ["gate-checks-nothing"]),
         ('require_regions = ["conversation"]', []),
         ('require_region_updated = "conversation"', []),
-        ('require_region_entries = { region = "conversation", at_least = 2 }', []),
         ("require_modification = true", []),  # a typo is rejected-key, not a second finding
     ],
 )

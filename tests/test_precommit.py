@@ -27,6 +27,9 @@ yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit (the 'te
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 HOOK_ID = "blueprint-validate"
+TEST_HOOK_ID = "blueprint-test"
+#: Every hook of the manifest, in order (`blueprint-diff`: its entry is tested in test_diff_cli.py).
+HOOK_IDS = [HOOK_ID, "blueprint-diff", TEST_HOOK_ID]
 
 GOOD = (ROOT / "blueprints" / "linear-pipeline.leviath").read_text(encoding="utf-8")
 BAD = '[agent]\nname = "bad"\n\n[stages.plan]\n\n[stages.plan.transitions.reviw]\n'
@@ -74,7 +77,7 @@ def hook() -> dict:
 def test_the_manifest_is_valid_for_pre_commit() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     hooks = clientlib.load_manifest(str(MANIFEST))
-    assert [h["id"] for h in hooks] == [HOOK_ID]
+    assert [h["id"] for h in hooks] == HOOK_IDS
 
 
 def test_the_hook_declares_what_users_rely_on(hook: dict) -> None:
@@ -139,7 +142,58 @@ def test_the_documented_recipes_parse_and_name_the_hook() -> None:
     blocks = [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, flags=re.S)]
     assert len(blocks) >= 4
     configs = [block for block in blocks if isinstance(block, dict) and "repos" in block]
-    assert [hook["id"] for config in configs for repo in config["repos"] for hook in repo["hooks"]] == [HOOK_ID]
+    named = [hook["id"] for config in configs for repo in config["repos"] for hook in repo["hooks"]]
+    assert named[0] == HOOK_ID and set(named) == set(HOOK_IDS)
+
+
+# --- the scenario hook ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def test_hook() -> dict:
+    hooks = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    (found,) = [h for h in hooks if h.get("id") == TEST_HOOK_ID]
+    return found
+
+
+def test_the_scenario_hook_runs_every_scenario(test_hook: dict) -> None:
+    """A scenario tests a blueprint as a whole: the hook takes no file names and runs them all."""
+    script, command, *rest = shlex.split(test_hook["entry"])
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert script in scripts and command == "test" and command in COMMANDS and rest == []
+    assert test_hook["pass_filenames"] is False
+    assert test_hook["language"] == "python"
+
+
+@pytest.mark.parametrize(
+    ("path", "runs"),
+    [
+        ("agents/agent.leviath", True),
+        ("agents/agent.scenarios.toml", True),
+        ("runs/review.ndjson", True),
+        ("pyproject.toml", False),
+        ("agents/.hidden.scenarios.toml", False),
+        ("README.md", False),
+    ],
+)
+def test_the_scenario_hook_runs_when_a_blueprint_or_scenario_changes(test_hook: dict, path: str, runs: bool) -> None:
+    assert bool(re.search(test_hook["files"], path)) == runs
+
+
+def test_the_scenario_hook_entry_passes_and_fails(tmp_path: Path) -> None:
+    """`blueprint test` with no paths, as the hook runs it, in a repository with scenarios."""
+    executable = shutil.which("blueprint", path=str(Path(sys.executable).parent))
+    if executable is None:
+        pytest.skip(f"the 'blueprint' console script is not installed next to {sys.executable}")
+    (tmp_path / "agent.leviath").write_text(GOOD, encoding="utf-8")
+    scenario = '[[scenario]]\nname = "s"\nscript = [{ stage = "collect", do = ["call list_dir"] }]\nexpect = { status = "%s" }\n'
+    (tmp_path / "agent.scenarios.toml").write_text(scenario % "unfinished", encoding="utf-8")
+    passed = subprocess.run([executable, "test"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    (tmp_path / "agent.scenarios.toml").write_text(scenario % "complete", encoding="utf-8")
+    failed = subprocess.run([executable, "test"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "agent.scenarios.toml:4:21: error[expectation-failed]" in failed.stdout
 
 
 # --- a real run ---------------------------------------------------------------------------------
@@ -214,3 +268,34 @@ def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: s
         assert re.search(r"validate agent blueprints\.+Failed", output), output
         assert "agents/agent.leviath:6:26: error[unknown-stage]" in output
         assert "agent.leviath.bak" not in output and "config.toml" not in output
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path: Path) -> None:
+    """A real pre-commit run of `blueprint-diff` on a staged change: breaking fails the commit."""
+    project = tmp_path / "project"
+    (project / "agents").mkdir(parents=True)
+    base = (ROOT / "tests" / "diff_cases" / "budget-raised" / "build-revisits.old.leviath").read_text(encoding="utf-8")
+    (project / "agents" / "agent.leviath").write_text(base, encoding="utf-8")
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    _git("commit", "-q", "--no-verify", "-m", "base", cwd=project)
+
+    def try_repo() -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository)]
+        return subprocess.run(
+            [*command, "blueprint-diff"], cwd=project, env=_git_env(), capture_output=True, text=True, timeout=1200
+        )
+
+    risky_text = base.replace("max_revisits = 2", "max_revisits = 4", 1)
+    (project / "agents" / "agent.leviath").write_text(risky_text, encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    risky = try_repo()
+    assert risky.returncode == 0, risky.stdout + risky.stderr
+    assert re.search(r"review agent blueprint changes\.+Passed", risky.stdout)
+    (project / "agents" / "agent.leviath").write_text(base.replace('name = "shop"', 'name = "store"'), encoding="utf-8")
+    _git("add", "-A", cwd=project)
+    breaking = try_repo()
+    assert breaking.returncode == 1, breaking.stdout + breaking.stderr
+    assert re.search(r"review agent blueprint changes\.+Failed", breaking.stdout)
+    assert "agent renamed from 'shop' to 'store'" in breaking.stdout

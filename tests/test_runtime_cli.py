@@ -70,3 +70,39 @@ def test_usage_and_io_errors_exit_2(tmp_path):
     assert invoke(str(tmp_path / "missing.leviath"), "--events", str(EVENTS)).exit_code == 2
     assert invoke(str(BLUEPRINT), "--events", str(tmp_path / "missing.ndjson")).exit_code == 2
     assert invoke(str(BLUEPRINT), "--events", str(EVENTS), "--format", "xml").exit_code == 2
+
+
+LOOPING = '''[agent]
+name = "loop"
+[agent.nudge]
+enabled = false
+[stages.work]
+mode = "autonomous"
+model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+available_tools = ["read_file"]
+[stages.wrap]
+mode = "autonomous"
+model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
+max_iterations = 5
+'''
+
+
+def test_the_default_iteration_cap_comes_from_the_configuration_and_the_flag(tmp_path):
+    blueprint = tmp_path / "agent.leviath"
+    blueprint.write_text(LOOPING)
+    events = tmp_path / "calls.ndjson"
+    call = '{"event": "inference", "tool_calls": [{"name": "read_file", "outcome": "ok"}]}'
+    events.write_text("\n".join([call] * 4) + "\n")
+
+    def stages(*flags: str) -> list[str]:
+        result = invoke(str(blueprint), "--events", str(events), "--format", "json", *flags)
+        document = json.loads(result.output)
+        return [a["target"] for s in document["steps"] for a in s["actions"] if a["action"] == "take_edge"]
+
+    assert stages() == []  # 4 turns stay below the default cap of 50
+    assert stages("--default-max-iterations", "3") == ["wrap"]
+    (tmp_path / "pyproject.toml").write_text("[tool.blueprint]\ndefault-max-iterations = 2\n")
+    assert stages() == ["wrap"]
+    assert stages("--default-max-iterations", "0") == []
+    result = invoke(str(blueprint), "--events", str(events), "--default-max-iterations", "-1")
+    assert result.exit_code == 2

@@ -32,7 +32,7 @@ def test_the_documented_host_loop_runs_to_completion(tmp_path, capsys):
 # --- every Python example of the library's docs runs as written --------------------------------
 
 ROOT = DOC.parent.parent
-LIBRARY_DOCS = ("docs/runner.md", "docs/ir.md", "docs/architecture.md", "docs/format.md", "README.md")
+LIBRARY_DOCS = ("docs/runner.md", "docs/ir.md", "docs/architecture.md", "docs/format.md", "docs/diff.md", "README.md")
 
 
 def _python_blocks(relative: str) -> list[str]:

@@ -12,7 +12,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.ir.model import Blueprint, Edge, Gate, ModelConfig, ModelEntry, RegionEntries, ResolvedNudge, Stage
+from compiler.ir.model import Blueprint, Edge, Gate, ModelConfig, ModelEntry, ResolvedNudge, Stage
 from compiler.runtime import (
     Cancel,
     ChildFinished,
@@ -58,7 +58,6 @@ def gates():
             require_region_updated=st.sampled_from([None, "plan"]),
             require_regions=st.sampled_from([(), ("plan",), ("ghost", "notes")]),
             require_no_open_items=st.sampled_from([None, "todos"]),
-            require_region_entries=st.sampled_from([None, RegionEntries("notes", 2)]),
         ),
     )
 
@@ -120,7 +119,6 @@ def gated_blueprints(draw) -> Blueprint:
         require_region_updated=st.sampled_from([None, "plan"]),
         require_regions=st.sampled_from([(), ("plan",)]),
         require_no_open_items=st.sampled_from([None, "todos"]),
-        require_region_entries=st.sampled_from([None, RegionEntries("notes", 2)]),
     )
     exits = [Edge(target="next", gate=draw(full_gate))]
     if draw(st.booleans()):

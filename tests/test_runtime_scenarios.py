@@ -346,12 +346,25 @@ def test_s14_a_text_reply_on_the_last_turn_ends_the_stage_normally():
     assert d.stages_run() == ["a"] and not d.injected()
 
 
-def test_s14_zero_or_unset_means_no_cap():
+def test_s14_zero_or_unset_takes_the_default_cap():
+    """As Leviath's daemon does: an unset or 0 max_iterations takes the default cap (50)."""
     for cap in ("max_iterations = 0\n", ""):
-        d = Driver(f'[stages.a]\n{cap}available_tools = ["read_file"]\n')
-        for _ in range(60):
+        d = Driver(f'[stages.a]\n{cap}available_tools = ["read_file"]\n[stages.b]\n')
+        for _ in range(50):
             d.C("read_file")
-        assert d.flags.max_iterations_hit == 0 and d.inference.turn == 61
+        assert d.flags.max_iterations_hit == 1 and d.stage == "b"
+        assert "[Stage 'a' hit its iteration cap (50)]" in d.injected()[0]
+
+
+def test_s14_the_default_cap_is_a_run_option_and_0_means_none():
+    d = Driver('[stages.a]\navailable_tools = ["read_file"]\n[stages.b]\n', default_max_iterations=0)
+    for _ in range(60):
+        d.C("read_file")
+    assert d.flags.max_iterations_hit == 0 and d.inference.turn == 61
+    d = Driver('[stages.a]\navailable_tools = ["read_file"]\nmax_iterations = 9\n[stages.b]\n', default_max_iterations=2)
+    for _ in range(9):
+        d.C("read_file")
+    assert d.stage == "b" and d.flags.max_iterations_hit == 1  # a stage's own cap wins
 
 
 def test_s15_a_fan_out_stage_ignores_the_iteration_cap():
@@ -726,17 +739,15 @@ def test_s25_an_unchanged_region_gives_way_after_the_budget():
     assert d.stage == "check" and d.flags.gates_forced == 1
 
 
-def test_s25_the_first_stage_has_a_baseline_only_when_the_host_reports_regions():
-    """Deviation: the reference never baselines stage 0's first visit; we do when `start` gets regions."""
+def test_s25_the_first_stage_never_has_a_baseline():
+    """As in Leviath: the run's first visit takes no revision baselines, seeded regions or not,
+    so a `require_region_updated` gate passes on it unchanged."""
     snippet = S25.replace("[stages.intake]\n", "")
-    d = Driver(snippet)
-    assert d.visit.entry_digests == {}
-    d.T()
-    assert d.stage == "check"  # no baseline: the gate passes unchanged, as in the reference
-    d = Driver(snippet, regions={})
-    assert d.visit.entry_digests == {"plan": ""}
-    d.T()
-    assert d.stage == "plan" and d.visit.gate_reentries == 1
+    for regions in (None, {}):
+        d = Driver(snippet) if regions is None else Driver(snippet, regions=regions)
+        assert d.visit.entry_digests == {}
+        d.T()
+        assert d.stage == "check" and d.visit.gate_reentries == 0
 
 
 S26 = """

@@ -141,9 +141,8 @@ def test_stage_keys_are_exactly_the_38_of_the_format():
 
 def test_edge_and_gate_keys():
     assert set(props("edge")) == EDGE_KEYS
-    assert set(props("gate")) == GATE_KEYS | {"require_region_entries"}
-    assert set(props("regionEntries")) == {"region", "at_least"}
-    assert DEFS["regionEntries"]["required"] == ["region", "at_least"]
+    assert set(props("gate")) == GATE_KEYS
+    assert "regionEntries" not in DEFS
 
 
 def test_enums_match_the_model_constants():
@@ -163,7 +162,6 @@ def test_strict_tables_are_exactly_the_ones_the_reference_refuses_unknown_keys_i
         "#/definitions/routingOverride",
         "#/definitions/edge",
         "#/definitions/gate",
-        "#/definitions/regionEntries",
         "#/definitions/hooks",
     }
 
@@ -231,7 +229,7 @@ def test_schema_path_finds_the_checkout_copy():
 
 def test_load_schema_is_cached_and_names_are_checked():
     assert load_schema("blueprint") is load_schema("blueprint")
-    assert SCHEMA_NAMES == ("blueprint", "ir", "report")
+    assert SCHEMA_NAMES == ("blueprint", "ir", "report", "scenario")
     with pytest.raises(ValueError, match="unknown schema"):
         schema_path("nope")
 

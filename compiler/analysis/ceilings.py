@@ -2,8 +2,9 @@
 
 Over the run graph: the longest path, counting one visit per edge into a stage, and for
 inferences each visit's most (`Exit.max_calls`: its iteration limit plus the routing answers
-its gates allow). A cycle means visits are unbounded; a visit without an iteration limit (no
-`max_iterations`, or a fan-out stage, which the cap does not bind) means inferences are.
+its gates allow). A cycle means visits are unbounded; a visit without an iteration limit (a
+fan-out stage, which no cap binds, or a stage without `max_iterations` when the runs' default
+cap is 0) means inferences are.
 Per stage: the most visits (exact), the most inferences in one visit, and their product.
 """
 
@@ -126,7 +127,7 @@ def _visits_with_loops(graph: "RunGraph", adjacency: list[list[int]], names: lis
     for members in components:
         if len(members) > 1 or members[0] in adjacency[members[0]]:
             looping.update(graph.nodes[node][0] for node in members)
-    entered = {stage for stage, _, _ in graph.nodes}
+    entered = {node[0] for node in graph.nodes}
     counted = [name for name in names if name in entered and name not in looping]
     position = {name: i for i, name in enumerate(counted)}
     contracted: list[set[int]] = [set() for _ in components]
@@ -205,7 +206,7 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     to the stage is budget-checked (the count is then exact up to the budget); one visit
     for a stage no edge of any run enters but the start, or that every run ends in; a longest
     path counting entries to it otherwise."""
-    entered = {stage for stage, _, _ in graph.nodes}
+    entered = {node[0] for node in graph.nodes}
     unchecked = _entered_unchecked(graph)
     targets, leaves = set(), set()
     for key, result in graph.visits.items():
@@ -217,7 +218,7 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     most.update((name, graph.most_visits.get(name, 0)) for name in counted)
     # On a graph without cycles a run passes each run state once, so a stage entered in one
     # run state only (every stage of a chain) is visited at most once.
-    states_of = Counter(stage for stage, _, _ in graph.nodes)
+    states_of = Counter(node[0] for node in graph.nodes)
     once = {name for name in entered if name not in targets or name not in leaves or states_of[name] == 1}
     most.update((name, 1) for name in once if name not in counted)
     others = [name for name in names if name in entered and name not in counted and name not in once]

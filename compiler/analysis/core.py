@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
+from ..runtime.policy import MERGE_CARRIES
 from . import ceilings as ceiling_rules
 from .ceilings import Ceilings
 from .costs import INFINITE
@@ -52,7 +54,8 @@ class Analysis:
         """The run-state graph (networkx is imported here, on first use).
 
         Nodes are run-state numbers (0 is the start) with `stage`, `visits` (the budgeted
-        stages' counts), `final_output` and `start`; and one node per way a run ends,
+        stages' counts), `final_output`, `carried` (the counters a fan-out hand-off brought
+        into the stage, or None) and `start`; and one node per way a run ends,
         `"end:<stage>:<complete|fail>:<how>"`. Each edge is one way a visit ends: `kind`
         (edge, complete, fail), `target`, `condition`, `inferences` (the most the visit makes,
         None when unbounded) and `moves` (what the host did, on the shortest witness).
@@ -61,8 +64,11 @@ class Analysis:
 
         runs = self.runs
         graph = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
-        for node, (stage, code, final_output) in enumerate(runs.nodes):
-            graph.add_node(node, stage=stage, visits=runs.counts(code), final_output=final_output, start=node == 0)
+        for node, (stage, code, final_output, carry) in enumerate(runs.nodes):
+            carried = dict(zip(MERGE_CARRIES, carry)) if carry is not None else None
+            graph.add_node(
+                node, stage=stage, visits=runs.counts(code), final_output=final_output, carried=carried, start=node == 0
+            )
         for node, edges in enumerate(runs.out):
             result = runs.visits.get(runs.visit_keys[node])
             if result is None:
@@ -85,13 +91,21 @@ class Analysis:
         return graph
 
 
-def analyze(blueprint: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True) -> Analysis:
+def analyze(
+    blueprint: "Blueprint",
+    *,
+    limit: int = STATE_LIMIT,
+    reduce: bool = True,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> Analysis:
     """Explore every run of `blueprint` (the typed IR) with the stage-runner.
 
     Meant for blueprints without errors (`blueprint check` refuses others); on any IR it
     still terminates and never raises for a blueprint's content. `limit` caps the run states
-    explored; `reduce=False` turns off the shortcuts that only save work. `TypeError` when
-    `blueprint` is not the typed model (`compiler.load`, `compiler.load_ir`).
+    explored; `reduce=False` turns off the shortcuts that only save work;
+    `default_max_iterations` is the runs' cap for a stage whose `max_iterations` is unset or
+    0 (the runner's option; 0 for none). `TypeError` when `blueprint` is not the typed
+    model (`compiler.load`, `compiler.load_ir`).
     """
     from ..ir.model import Blueprint
 
@@ -100,7 +114,7 @@ def analyze(blueprint: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = 
             f"analyze explores a compiler.ir.model.Blueprint, not {type(blueprint).__name__}: get one "
             "with compiler.load(path), or compiler.load_ir(document) for a compiled IR"
         )
-    runs = explore_runs(blueprint, limit=limit, reduce=reduce)
+    runs = explore_runs(blueprint, limit=limit, reduce=reduce, default_max_iterations=default_max_iterations)
     complete = not runs.truncated
     adjacency = runs.successors
     order = ceiling_rules.topological_order(runs, adjacency) if complete else None
@@ -114,21 +128,22 @@ def analyze(blueprint: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = 
 #: check --max-states` sets it around a file).
 state_limit: ContextVar[int] = ContextVar("state_limit", default=STATE_LIMIT)
 
-_CACHE: dict[tuple[int, int], tuple["weakref.ref[Blueprint]", Analysis]] = {}
+_CACHE: dict[tuple[int, int, int], tuple["weakref.ref[Blueprint]", Analysis]] = {}
 _CACHE_SIZE = 16
 
 
-def analyze_cached(blueprint: "Blueprint") -> Analysis:
-    """`analyze` with the current `state_limit`, remembered for the same blueprint object (a
-    check and the report of its ceilings share one exploration)."""
+def analyze_cached(blueprint: "Blueprint", default_max_iterations: int = DEFAULT_MAX_ITERATIONS) -> Analysis:
+    """`analyze` with the current `state_limit`, remembered for the same blueprint object and
+    default cap (a check and the report of its ceilings share one exploration)."""
     limit = state_limit.get()
-    entry = _CACHE.get((id(blueprint), limit))
+    key = (id(blueprint), limit, default_max_iterations)
+    entry = _CACHE.get(key)
     if entry is not None and entry[0]() is blueprint:
         return entry[1]
-    analysis = analyze(blueprint, limit=limit)
+    analysis = analyze(blueprint, limit=limit, default_max_iterations=default_max_iterations)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[(id(blueprint), limit)] = (weakref.ref(blueprint), analysis)
+    _CACHE[key] = (weakref.ref(blueprint), analysis)
     return analysis
 
 

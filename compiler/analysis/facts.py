@@ -40,8 +40,6 @@ class StageFacts:
     holds_regions: bool
     #: Normal edges whose gate reads a region.
     gated_targets: frozenset[str]
-    #: Entries a gate needs in each region (`require_region_entries`).
-    entries_needed: dict[str, int]
     #: Regions some gate wants free of open items.
     checklists: frozenset[str]
     #: Regions some gate wants revised since the stage began.
@@ -99,15 +97,10 @@ class StageFacts:
             regions.update((name, None) for _, name in gate.regions_named)
         required = required_regions(ir, stage, caller_inputs=False) if can_write_context(stage) else ()
         regions.update((name, None) for name in required)
-        needed: dict[str, int] = {}
-        for gate in gates:
-            wanted = gate.require_region_entries
-            if wanted is not None:
-                needed[wanted.region] = max(needed.get(wanted.region, 1), wanted.at_least)
-        cap = stage.max_iterations or 0
+        cap = stage.iteration_cap(state.default_max_iterations)
         tool_limit = stuck.tool_calls if stuck is not None else None
         limits = [stuck.iterations] if stuck is not None and stuck.iterations and stuck.iterations > 0 else []
-        if cap > 0 and stage.mode != "fan_out":
+        if cap > 0:
             limits.append(cap)
         return cls(
             plain_tool=plain,
@@ -116,12 +109,11 @@ class StageFacts:
             regions=tuple(regions),
             holds_regions=bool(required),
             gated_targets=frozenset(e.target for e in stage.normal_edges if e.gate is not None and e.gate.regions_named),
-            entries_needed=needed,
             checklists=frozenset(g.require_no_open_items for g in gates if g.require_no_open_items),
             revised=frozenset(g.require_region_updated for g in gates if g.require_region_updated),
             at_entry={name: state.region(name) for name in regions},
             gate_budget=max((max(g.max_attempts, 0) for g in gates), default=0),
             tracks_modifications=wants_modifications and modifying_tool is not None,
-            counts_tool_calls=bool(tool_limit) and (cap <= 0 or stage.mode == "fan_out" or tool_limit <= cap),
+            counts_tool_calls=bool(tool_limit) and (cap <= 0 or tool_limit <= cap),
             iteration_limit=min(limits, default=None),
         )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
+from ..runtime.words import words
 from . import traces
 from .traces import Trace
 
@@ -206,20 +207,28 @@ def _never_entered(graph: "RunGraph") -> Iterator[Finding]:
     if graph.start_state.terminal:
         return
     static = StageGraph.from_blueprint(ir)
-    movable = set(static.reachable(where=run_edge))  # others: unreachable-stage, or worker runs only
-    entered = {stage for stage, _, _ in graph.nodes}
+    # Runs start at the first declared stage; others: unreachable from it, or worker runs only.
+    movable = set(static.reachable(ir.start_stage, where=run_edge))
+    entered = {node[0] for node in graph.nodes}
     for stage in ir.stages:
         if stage.name in entered or stage.name not in movable:
             continue
         ways = [edge for edge in static.in_edges(stage.name, run_edge) if edge.source != stage.name]
         related = [(f"{edge.describe()} is never taken", edge.path) for edge in ways]
+        why = "given the edges' conditions and the revisit budgets, none of the ways in is ever taken"
+        fix = "check the conditions and max_revisits on the edges into it, or delete the stage"
+        if any(edge.edge is not None and _unroutable(edge.edge) for edge in ways):
+            why += (
+                "; no routing answer can name it (an answer is read as words of letters, digits and _ "
+                "only, as Leviath reads it), so a routed edge reaches it only as the fallback"
+            )
+            fix = "rename the stage with letters, digits and underscores only"
         yield Finding(
             "stage-never-entered",
-            f"no run can enter stage '{stage.name}': the stage graph leads to it, but given the edges' "
-            "conditions and the revisit budgets, none of the ways in is ever taken",
+            f"no run can enter stage '{stage.name}': the stage graph leads to it, but {why}",
             stage_path(stage.name),
             stage.name,
-            fix="check the conditions and max_revisits on the edges into it, or delete the stage",
+            fix=fix,
             related=tuple(related),
         )
 
@@ -291,8 +300,21 @@ def _skip_finding(graph, parents, node, key, number, exit, outputs, reported) ->
             f"a run can end at stage '{stage}' without ever entering {noun} {names}, and then fails: "
             "no final output was submitted"
         )
-        path, fix = stage_path(stage), "give this stage an edge to the output stage"
+        path, fix = stage_path(stage), _fix_for_a_stranded_end(graph.ir.stage(stage))
     return Finding("output-can-be-skipped", message, path, stage, fix=fix, trace=trace)
+
+
+def _fix_for_a_stranded_end(stage: "Stage | None") -> str:
+    """A fan-out stage that never fans out is let through to its own transitions, not to its
+    merge stage: a normal edge to the merge stage keeps what the run gathered on the way."""
+    merge = stage.fan_out.merge_stage if stage is not None and stage.mode == "fan_out" and stage.fan_out else None
+    if merge is None:
+        return "give this stage an edge to the output stage"
+    name = stage.name  # type: ignore[union-attr]
+    return (
+        f"give fan-out stage '{name}' a normal edge to its merge_stage '{merge}' "
+        f"([stages.{name}.transitions.{merge}]), so a split that never calls fan_out still reaches it"
+    )
 
 
 # --- edges no run takes -----------------------------------------------------------------------------------
@@ -315,6 +337,7 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
         stage_ir = ir.stage(stage)
         targets = [t for t in dict.fromkeys(e.target for e in stage_ir.edges()) if ir.stage(t) is not None]
         available.setdefault(stage, set()).update(t for t, open_ in zip(targets, key[1]) if open_)
+    default = graph.start_state.default_max_iterations
     for stage in ir.stages:
         if stage.name not in visited:
             continue
@@ -326,33 +349,52 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
             yield Finding(
                 "edge-never-taken",
                 f"no run takes transition '{stage.name}' → '{edge.target}' ({edge.condition}): "
-                + _why_not_taken(stage, edge, available.get(stage.name, set()), stage.name in ends_normally),
+                + _why_not_taken(stage, edge, available.get(stage.name, set()), stage.name in ends_normally, default),
                 edge_path(stage.name, edge.target),
                 stage.name,
                 fix=_fix_not_taken(edge),
             )
 
 
-def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_normally: bool) -> str:
+def _why_not_taken(stage: "Stage", edge: "Edge", available: set[str], ends_normally: bool, default: int) -> str:
     if edge.target not in available:
         return f"'{edge.target}' has always used up its max_revisits whenever '{stage.name}' runs"
+    rivals = stage.edges(edge.condition) if edge.condition != "always" and not edge.is_normal else ()
+    if rivals and rivals[0] is not edge and edge.condition in ("error", "max_iterations", "stuck"):
+        return (
+            f"a {edge.condition} edge declared earlier always takes the {edge.condition} (the order blueprint check "
+            "follows; Leviath's order changes from process to process, see ambiguous-edge-order)"
+        )
     if edge.condition == "max_iterations":
-        if not stage.max_iterations or stage.mode == "fan_out":
+        if not stage.iteration_cap(default):
             return f"'{stage.name}' has no iteration cap to hit"
         return f"'{stage.name}' is always interrupted or left before it hits its iteration cap"
     if edge.condition == "stuck":
         return f"its thresholds never trip before '{stage.name}' ends some other way"
     if edge.condition == "error":
-        return "an earlier error edge always takes the error"
+        return "an error never reaches it"
     if not ends_normally:
         return (
             f"'{stage.name}' never ends normally: its iteration cap, a stuck interrupt or an error always "
             "ends it first"
         )
+    if _unroutable(edge):
+        return (
+            f"no routing answer can name '{edge.target}': an answer is read as words of letters, digits "
+            "and _ only (as Leviath reads it), so the edge is taken only as the fallback, the first one "
+            "offered, and here another edge always comes first"
+        )
     return f"whenever '{stage.name}' ends normally, the runner takes another way"
 
 
+def _unroutable(edge: "Edge") -> bool:
+    """A normal edge whose target's name is not one routing word, so no answer matches it."""
+    return edge.is_normal and words(edge.target) != [edge.target]
+
+
 def _fix_not_taken(edge: "Edge") -> str:
+    if _unroutable(edge):
+        return "rename the stage with letters, digits and underscores only"
     if edge.condition == "max_iterations":
         return "set a max_iterations the stage can reach, or drop the edge"
     if edge.condition == "stuck":

@@ -7,7 +7,9 @@ chosen so that every *decision* the runner can reach is reached, not every possi
 - a reply with text only (it ends the stage, or is nudged), a plain tool call (the visit's
   first; later ones only repeat it), a modifying call (for `require_modifications` gates), a
   batch of edits to one file or of tool calls (trips a stuck threshold at once), submitting the
-  output, calling `fan_out`, a failed inference, and the stuck clock running out;
+  output, calling `fan_out`, a fan-out stage calling it with an empty `items` list (nothing to
+  hand out: no worker runs, the way through to the merge stage its nudge offers), a failed
+  inference, and the stuck clock running out;
 - `pad`: plain tool calls until the runner interrupts the stage (its iteration cap or stuck
   threshold) — the many equivalent lengths of a working stage, explored as one;
 - before every move that makes the runner decide on regions (a reply that ends the stage, a
@@ -60,12 +62,12 @@ EDITED_TEXT = "(the person's edited text)"
 OPEN_ITEM = ("1", "an unfinished item")
 
 #: Moves that answer a stage inference (one more iteration of the visit).
-INFERENCE_MOVES = frozenset({"text", "tool", "edit", "churn", "burst", "submit", "fan_out"})
+INFERENCE_MOVES = frozenset({"text", "tool", "edit", "churn", "burst", "submit", "fan_out", "fan_out_empty"})
 ROUTING_ANSWERS = frozenset({"route", "done"})
 
 
 #: Moves after which the runner may read the regions a gate or a required region names.
-DECIDING = frozenset({"text", "route", "approve", "workers"})
+DECIDING = frozenset({"text", "route", "approve", "workers", "fan_out_empty"})
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ DESCRIPTIONS = {
     "burst": "makes {n:,} tool calls in one reply",
     "submit": "submits its output",
     "fan_out": "calls fan_out",
+    "fan_out_empty": "calls fan_out with an empty items list",
     "fail": "the inference fails",
     "wait": "the stuck clock runs out",
     "done": "routing answer DONE",
@@ -195,8 +198,8 @@ def _reads_regions(move: Move, facts: StageFacts) -> str | None:
     a single gated edge; an approval may take a single gated edge; a routing answer reads only
     the gate of the edge it picks.
     """
-    required = move.kind in ("text", "workers") and facts.holds_regions
-    gated = (move.kind in ("text", "workers", "approve") and bool(facts.gated_targets)) or (
+    required = move.kind in ("text", "workers", "fan_out_empty") and facts.holds_regions
+    gated = (move.kind in ("text", "workers", "fan_out_empty", "approve") and bool(facts.gated_targets)) or (
         move.kind == "route" and move.arg in facts.gated_targets
     )
     if required and gated:
@@ -220,8 +223,10 @@ def _inference_moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: 
         out.append(Move("burst", count=stuck.tool_calls))
     if SUBMIT_OUTPUT_TOOL in stage.available_tools and state.final_output != stage.name:
         out.append(Move("submit"))
-    if FAN_OUT_TOOL in stage.available_tools and not visit.fanned_out:
+    if FAN_OUT_TOOL in stage.available_tools:  # a merge stage may infer already marked as fanned out
         out.append(Move("fan_out"))
+        if stage.mode == "fan_out":
+            out.append(Move("fan_out_empty"))
     out.append(Move("fail"))
     if stuck is not None and stuck.minutes:
         out.append(Move("wait", count=stuck.minutes))
@@ -281,6 +286,8 @@ def _events(move: Move, ir: "Blueprint", stage: "Stage", state: "RunState", fact
         return [InferenceFinished(tool_calls=(ToolCall(SUBMIT_OUTPUT_TOOL),), now=now)]
     if kind == "fan_out":
         return [InferenceFinished(tool_calls=(ToolCall(FAN_OUT_TOOL),), now=now)]
+    if kind == "fan_out_empty":
+        return [InferenceFinished(tool_calls=(ToolCall(FAN_OUT_TOOL),), now=now), WorkersFinished(now=now)]
     if kind == "fail":
         return [InferenceFailed(message=FAILURE, now=now)]
     if kind == "wait":
@@ -326,11 +333,10 @@ def _plain_option(point) -> str:
 
 def _filled(name: str, state: "RunState", facts: StageFacts, now: float) -> RegionChanged:
     """Full enough for every gate, with content this visit wrote (so it differs from any baseline)."""
-    entries = max(1, facts.entries_needed.get(name, 1))
     written = f"analysis:{state.stage}:{state.visits.get(state.stage, 0)}:{name}"
     if state.visit.entry_digests.get(name) == written:  # the visit count is not always kept
         written += ":again"
-    return RegionChanged(region=name, hash=written, entries=entries, now=now)
+    return RegionChanged(region=name, hash=written, entries=1, now=now)
 
 
 def _unmet(name: str, state: "RunState", facts: StageFacts, now: float) -> RegionChanged:

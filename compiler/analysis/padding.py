@@ -111,8 +111,9 @@ def _thresholds_in_turns(ir: "Blueprint", state: "RunState", facts: StageFacts) 
     stage = ir.stage(state.stage)
     visit = state.visit
     turns = []
-    if stage is not None and stage.mode != "fan_out" and (stage.max_iterations or 0) > 0:
-        turns.append(stage.max_iterations - visit.iterations)
+    cap = stage.iteration_cap(state.default_max_iterations) if stage is not None else 0
+    if cap > 0:
+        turns.append(cap - visit.iterations)
     stuck = facts.stuck if not visit.stuck_fired else None
     if stuck is not None:
         if stuck.iterations:

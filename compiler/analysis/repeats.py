@@ -175,8 +175,13 @@ class EventRuns(Sequence["Event"]):
         self.runs: tuple[Run, ...] = tuple(runs)
         self._ends = list(accumulate(times for _, times in self.runs))
 
-    def __len__(self) -> int:
+    @property
+    def total(self) -> int:
+        """How many events (`len` too, while that fits an index: 2**63 - 1)."""
         return self._ends[-1] if self._ends else 0
+
+    def __len__(self) -> int:
+        return self.total
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from ..diagnostics import format_key_path
+from ..display import visible
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -19,7 +20,9 @@ def _number(value: int | None) -> str:
 
 
 def ceilings_text(path: str, analysis: "Analysis") -> str:
-    """The per-file block: how much was explored, then the ceilings per run and per stage."""
+    """The per-file block: how much was explored, then the ceilings per run and per stage.
+    Names from the blueprint, and the path, are made visible before they are laid out."""
+    path = visible(path)
     runs = f"{analysis.states:,} run state{'s' if analysis.states != 1 else ''}"
     visits = analysis.visits_explored
     head = f"{path}: every run explored ({runs}; {visits:,} kind{'s' if visits != 1 else ''} of stage visit explored move by move)"
@@ -28,7 +31,7 @@ def ceilings_text(path: str, analysis: "Analysis") -> str:
         limit = analysis.runs.limit
         return f"{path}: run analysis incomplete: it stopped at its limit of {limit:,} run states, so no ceiling is computed"
     lines = [head, "  " + _summary_line(analysis)]
-    rows = [(s.stage, _number(s.visits), _number(s.per_visit), _number(s.inferences)) for s in ceilings.stages]
+    rows = [(visible(s.stage), _number(s.visits), _number(s.per_visit), _number(s.inferences)) for s in ceilings.stages]
     header = ("stage", "visits", "inferences/visit", "inferences")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
     lines.append("  " + _row(header, widths))
@@ -57,14 +60,22 @@ def _summary_line(analysis: "Analysis") -> str:
     else:
         parts.append(f"every run ends within {ceilings.visits:,} stage visits")
     if ceilings.endless:
-        names = ", ".join(f"'{name}'" for name in ceilings.endless)
-        parts.append(
-            f"inferences are unbounded: a visit of {names} can go on for ever (no max_iterations, "
-            "or a fan-out stage, which the cap does not bind)"
-        )
+        names = ", ".join(f"'{visible(name)}'" for name in ceilings.endless)
+        parts.append(f"inferences are unbounded: a visit of {names} can go on for ever ({_why_endless(analysis)})")
     elif ceilings.inferences is None:
         parts.append("inferences are unbounded")
     return "ceiling: " + "; ".join(parts)
+
+
+def _why_endless(analysis: "Analysis") -> str:
+    """Why no iteration cap ends the endless visits: fan-out stages, or no cap at all."""
+    ir, ceilings = analysis.blueprint, analysis.ceilings
+    stages = [ir.stage(name) for name in (ceilings.endless if ceilings is not None else ())]
+    modes = {stage.mode for stage in stages if stage is not None}
+    reasons = ["a fan-out stage, which no iteration cap binds"] if "fan_out" in modes else []
+    if modes - {"fan_out"}:
+        reasons.append("no max_iterations, and default-max-iterations is 0")
+    return "; ".join(reasons)
 
 
 def analysis_json(analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"]) -> dict | None:

@@ -28,8 +28,10 @@ define(
     summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
     rationale=(
         "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
-        "the runner takes the stage's first `dead_end` edge, else its first `error` edge, and "
-        "fails the run when neither can be taken. This finding is exact: the analysis explored "
+        "the runner takes the stage's first `dead_end` edge within budget, else its first "
+        "`error` edge (first in declaration order; Leviath's order changes from process to "
+        "process, see `ambiguous-edge-order`), and fails the run when neither can be "
+        "taken. This finding is exact: the analysis explored "
         "every run the blueprint allows (every routing answer, error, iteration cap, stuck "
         "interrupt, gate outcome and DONE) and found one that strands; the trace below the "
         "finding is that run, stage visit by stage visit, and replaying its events through the "
@@ -151,7 +153,10 @@ define(
         "some run. When exhaustive exploration finds none, the edge is dead: its target is "
         "always spent when the stage runs, its condition never arises before the stage ends "
         "another way (a stuck threshold that always trips first pre-empts the iteration cap; "
-        "a cap the stage never reaches), or another edge always wins. `dead_end` edges are not "
+        "a cap the stage never reaches), or another edge always wins (of two edges with one "
+        "condition, the one declared first: the order `blueprint check` follows, while "
+        "Leviath's changes from process to process, see `ambiguous-edge-order`). `dead_end` "
+        "edges are not "
         "reported: they are safety nets, rightly unused where targets never run out. Edges "
         "into a stage no run enters are left to `stage-never-entered`."
     ),
@@ -193,7 +198,11 @@ define(
         "stage with no edge left fails, because no final output was submitted. The analysis "
         "follows every run and reports each stage where one can end without having entered an "
         "output stage, with the run that does it. Runs that end in an inference error are not "
-        "counted: an error edge is the place to handle those."
+        "counted: an error edge is the place to handle those. A fan-out stage whose model "
+        "never calls `fan_out` is let through, after its nudges, to its own transitions, not "
+        "to its merge stage (only a `fan_out` call, with an empty `items` list when there is "
+        "nothing to hand out, leads there); for such a stage the fix names a normal edge to "
+        "its `merge_stage`, which keeps what the run gathered on the way."
     ),
     example=_blueprint(
         declared("research"),
@@ -269,7 +278,7 @@ def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
     from .core import analyze_cached
     from .findings import trace_path
 
-    analysis = analyze_cached(ctx.blueprint)
+    analysis = analyze_cached(ctx.blueprint, ctx.settings.default_max_iterations)
     for finding in analysis.findings:
         related = list(finding.related)
         if finding.trace is not None:

@@ -1,8 +1,9 @@
 """Every run of a blueprint: stage visits chained into one graph of run states.
 
 A run state here is a stage about to be entered's first READY — the stage, the visit count of
-every stage a revisit budget can refuse, and (when some stage owes an output) the stage whose
-output was accepted. That is everything that decides the rest of a run: inside a visit, the
+every stage a revisit budget can refuse, (when some stage owes an output) the stage whose
+output was accepted, and the counters a fan-out hand-off carries into its merge stage
+(`visit.carried`). That is everything that decides the rest of a run: inside a visit, the
 runner reads the visit counts only to ask whether an edge's target is still within budget, so
 two states whose budgets answer alike behave alike. Counts of stages no budget ever checks
 are dropped, a spent budget stays spent, and a count no transition can check any more is set
@@ -18,11 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere, within_budget
 from ..runtime.run import evolve
 from .budgets import Budgets
-from .visit import Exit, VisitResult, ending, explore_visit
+from .visit import Exit, VisitResult, carried, ending, explore_visit
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
@@ -51,8 +53,8 @@ class RunGraph:
     keeps_output: bool = False
     #: The most run states the exploration may add.
     limit: int = STATE_LIMIT
-    #: Run states: (stage, visit-count code, final output) …
-    nodes: list[tuple[str, int, str | None]] = field(default_factory=list)
+    #: Run states: (stage, visit-count code, final output, carried counters or None) …
+    nodes: list[tuple[str, int, str | None, tuple | None]] = field(default_factory=list)
     #: … how each was first reached: (parent node, visit key, exit number), None for the start …
     parents: list[tuple[int, tuple, int] | None] = field(default_factory=list)
     #: … the visit key it explores with, and its edges out: (exit number, node or terminal).
@@ -82,20 +84,29 @@ class RunGraph:
         has entered whose count still matters. A few, where `counts` has one per budget."""
         return self.budgets.counts(self.nodes[node][1], self.held[node])
 
-    def key_of(self, state: "RunState") -> tuple[str, int, str | None]:
+    def with_counts(self, state: "RunState", node: int) -> "RunState":
+        """`state` (found from another run state) with the budgeted visit counts of `node`."""
+        budgeted = self.budgets.position
+        visits = {name: n for name, n in state.visits.items() if name not in budgeted}
+        return evolve(state, {"visits": visits | self.held_counts(node)})
+
+    def key_of(self, state: "RunState") -> tuple[str, int, str | None, tuple | None]:
         """The run-graph node key of a concrete runner state at a stage's entry."""
         code = self.budgets.key_counts(state.stage, state.visits)
-        return (state.stage, code, state.final_output if self.keeps_output else None)
-
-    def state_of(self, node: int) -> dict:
-        stage, code, final_output = self.nodes[node]
-        return {"stage": stage, "visits": self.counts(code), "final_output": final_output}
+        return (state.stage, code, state.final_output if self.keeps_output else None, carried(state))
 
 
-def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = True) -> RunGraph:
-    """The graph of every run of `ir` (see the module docstring). `reduce=False` explores every
-    visit afresh and without shortcuts (slower; the tests check it finds the same graph)."""
-    state, _ = start(ir, 0)
+def explore_runs(
+    ir: "Blueprint",
+    *,
+    limit: int = STATE_LIMIT,
+    reduce: bool = True,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> RunGraph:
+    """The graph of every run of `ir` (see the module docstring), started with the runner's
+    `default_max_iterations`. `reduce=False` explores every visit afresh and without
+    shortcuts (slower; the tests check it finds the same graph)."""
+    state, _ = start(ir, 0, default_max_iterations=default_max_iterations)
     budgets = Budgets(ir)
     keeps_output = bool(output_owed_anywhere(ir))
     graph = RunGraph(ir, budgets, state, keeps_output, limit)
@@ -119,7 +130,9 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     #: The visit explored for each shape (stage, budgets of the targets that shape a visit, output).
     bases: dict[tuple, tuple] = {}
     first = graph.key_of(state)
-    index: dict[int, int] = {packed(*first): 0}
+    #: Run state → node. The key is the packed int, paired with the carried counters when
+    #: there are any (a merge stage entered by a fan-out hand-off).
+    index: dict[object, int] = {packed(*first[:3]) if first[3] is None else (packed(*first[:3]), first[3]): 0}
     spent_masks, held = graph.masks, graph.held
     spent_masks.append(budgets.spent_mask(first[1]))
     held.append(sum(1 << i for i, count in enumerate(budgets.counts(first[1]).values()) if count))
@@ -139,29 +152,32 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
     #: mask is clear, so the mask restricted to these bits decides the budget answers.
     targets_of = {name: sum(1 << position for _, position in targets if position is not None)
                   for name, targets in budget.targets.items()}
-    #: The visit key and plan of each (budget answers, output, stage), packed into an int.
-    known: dict[int, tuple[tuple, list[tuple]]] = {}
+    #: The visit key and plan of each (budget answers, output, stage), packed into an int
+    #: (paired with the carried counters, when there are any).
+    known: dict[object, tuple[tuple, list[tuple]]] = {}
     node = 0
     while node < len(nodes):  # breadth first: nodes are appended in discovery order
         if len(nodes) > limit:
             graph.truncated = True  # the states found but not explored keep empty visit keys
             break
-        stage, code, final_output = nodes[node]
+        stage, code, final_output, carry = nodes[node]
         mask = spent_masks[node]
         number_of_stage = stage_number[stage]
-        packed_key = ((mask & targets_of[stage]) * width + outputs[final_output]) * stages + number_of_stage
+        packed_key: object = ((mask & targets_of[stage]) * width + outputs[final_output]) * stages + number_of_stage
+        if carry is not None:
+            packed_key = (packed_key, carry)
         cached = known.get(packed_key)
         if cached is not None:
             key, plan = cached
             visit_keys[node] = key
         else:
-            key = (stage, budget.pattern(stage, code), final_output)
+            key = (stage, budget.pattern(stage, code), final_output, carry)
             visit_keys[node] = key
             plan = plans.get(key)
         if plan is None:
-            shape = (stage, budget.shape(stage, key[1]), final_output)
+            shape = (stage, budget.shape(stage, key[1]), final_output, carry)
             base = bases.get(shape) if reduce else None
-            result = _rerouted(graph, graph.visits[base], graph.held_counts(node)) if base is not None else None
+            result = _rerouted(graph, graph.visits[base], node) if base is not None else None
             if result is None:
                 entry = entry_states.pop(node, None) or _entry_state(graph, node)
                 if entry is None:  # cannot happen if the runner is deterministic; never guess
@@ -186,7 +202,7 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
             known[packed_key] = (key, plan)
         edges, following = out[node], successors[node]
         nonzero = held[node]
-        for number, target, weight, spent, after_output, terminal, target_number, output, bit in plan:
+        for number, target, weight, spent, after_output, after_carry, terminal, target_number, output, bit in plan:
             if target is None:
                 edges.append((number, terminal))
                 continue
@@ -206,11 +222,13 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
             if dropped:
                 successor = budgets.drop(successor, dropped)
             successor_mask &= relevant
-            number_key = (successor * width + output) * stages + target_number
+            number_key: object = (successor * width + output) * stages + target_number
+            if after_carry is not None:
+                number_key = (number_key, after_carry)
             found = index.get(number_key)
             if found is None:
                 found = index[number_key] = len(nodes)
-                nodes.append((target, successor, after_output))
+                nodes.append((target, successor, after_output, after_carry))
                 spent_masks.append(successor_mask)
                 held.append((nonzero | bit) & relevant)
                 parents.append((node, key, number))
@@ -225,14 +243,15 @@ def explore_runs(ir: "Blueprint", *, limit: int = STATE_LIMIT, reduce: bool = Tr
 
 def _plan(graph: RunGraph, number: int, exit, keeps_output: bool) -> tuple:
     """An exit as the exploration loop uses it: (number, target, budget digit weight and the
-    count at which it is spent, final output kept, terminal)."""
+    count at which it is spent, final output kept, counters carried, terminal)."""
     final_output = exit.final_output if keeps_output else None
     if exit.kind != "edge":
-        return number, None, 0, 0, final_output, Terminal(exit.pre.stage, exit.kind, exit.key[1])
+        return number, None, 0, 0, final_output, None, Terminal(exit.pre.stage, exit.kind, exit.key[1])
     position = graph.budgets.position.get(exit.target)
     if position is None:
-        return number, exit.target, 0, 0, final_output, None
-    return number, exit.target, graph.budgets.weights[position], graph.budgets.spent[position], final_output, None
+        return number, exit.target, 0, 0, final_output, exit.carry, None
+    weight, spent = graph.budgets.weights[position], graph.budgets.spent[position]
+    return number, exit.target, weight, spent, final_output, exit.carry, None
 
 
 def budgeted_counts(ir: "Blueprint", stage: str, visits: dict[str, int]) -> int:
@@ -283,25 +302,27 @@ class _BudgetTable:
         )
 
 
-def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> VisitResult | None:
+def _rerouted(graph: RunGraph, base: VisitResult, node: int) -> VisitResult | None:
     """A visit that differs from `base` only in the budgets of its error and dead-end targets.
 
     Everything up to the visit's end goes alike, so the explored states are shared; each exit
     an error or a dead end decided is decided again by the runner, from the state it was
-    found in with these visit counts put in.
+    found in with the visit counts of run state `node` put in.
     """
     ir = graph.ir
     exits: list[Exit] = []
     numbers: dict[tuple, int] = {}
     for exit in base.exits:
         if exit.cause == "failure" or exit.condition in ENDING_ONLY or exit.key[:2] in (("fail", "error"), ("fail", "dead_end")):
-            pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
+            pre = graph.with_counts(exit.pre, node)
             after, actions = step(ir, pre, exit.event)
             stage = ir.stage(pre.stage)
             ended = ending(ir, stage, actions) if stage is not None else None
             if ended is None:
                 return None  # not what the shapes promise: explore this visit afresh
-            exit = replace(exit, key=(*ended, after.final_output), final_output=after.final_output, pre=pre, after=after, actions=actions)
+            carry = carried(after) if ended[0] == "edge" else None
+            key = (*ended, after.final_output, carry)
+            exit = replace(exit, key=key, final_output=after.final_output, pre=pre, after=after, actions=actions)
         number = numbers.get((exit.key, exit.cause))
         if number is None:
             number = numbers[(exit.key, exit.cause)] = len(exits)
@@ -345,9 +366,7 @@ def _entry_state(graph: RunGraph, node: int) -> "RunState | None":
     assert parent is not None
     source, key, number = parent
     exit = graph.visits[key].exits[number]
-    budgeted = graph.budgets.position
-    visits = {name: n for name, n in exit.pre.visits.items() if name not in budgeted}
-    pre = evolve(exit.pre, {"visits": visits | graph.held_counts(source)})
+    pre = graph.with_counts(exit.pre, source)
     after, actions = step(graph.ir, pre, exit.event)
     stage = graph.ir.stage(exit.pre.stage)
     if stage is None or ending(graph.ir, stage, actions) != exit.key[:3] or after.stage != graph.nodes[node][0]:

@@ -258,9 +258,12 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
 
 def _run_state(ir: "Blueprint", state: "RunState", graph: "RunGraph | None") -> tuple:
     """What a run-graph node records of a state: the stage, the budgeted visit counts (a spent
-    budget counts as spent however far past it), the output when some stage owes one."""
+    budget counts as spent however far past it), the output when some stage owes one, what a
+    fan-out hand-off carried in."""
     if graph is not None:
         return graph.key_of(state)
     from .runs import budgeted_counts
+    from .visit import carried
 
-    return (state.stage, budgeted_counts(ir, state.stage, state.visits), state.final_output if output_owed_anywhere(ir) else None)
+    owed = state.final_output if output_owed_anywhere(ir) else None
+    return (state.stage, budgeted_counts(ir, state.stage, state.visits), owed, carried(state))

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..runtime import texts
 from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
+from ..runtime.policy import MERGE_CARRIES
 from ..runtime.tables import tables
 from .costs import Calls, costs
 from .facts import StageFacts
@@ -65,7 +66,8 @@ class Node:
 @dataclass
 class Exit:
     """One way the visit ends: an edge (`("edge", target, condition)`), or the run's end
-    (`("complete", via)`, `("fail", kind)`), with the final output it leaves behind."""
+    (`("complete", via)`, `("fail", kind)`), with the final output it leaves behind and what
+    it carries into the next visit (`carried`; a fan-out hand-off only)."""
 
     key: tuple
     final_output: str | None
@@ -86,6 +88,10 @@ class Exit:
     @property
     def kind(self) -> str:
         return self.key[0]
+
+    @property
+    def carry(self) -> tuple | None:
+        return self.key[4]
 
     @property
     def target(self) -> str | None:
@@ -135,6 +141,10 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     #: (source node, move, exit index) for every way out, for the cost of each exit.
     exit_edges: list[tuple[int, Move, int]] = []
     spent_seen: dict[tuple, list[tuple]] = {}
+    # A fan-out hand-off carries the required-region re-runs into the merge stage, so there
+    # they are no longer alike once spent.
+    hands_over = stage.mode == "fan_out" and stage.fan_out is not None and stage.fan_out.merge_stage is not None
+    spent = SPENT - 1 if hands_over else SPENT
     settled: dict[tuple, int] = {}
     #: The first key inside each summarised run: another move that reaches it (the same reply
     #: with the regions the other way, say) is inside the run too, and not explored.
@@ -154,7 +164,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         if key in skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
             continue
         paddable = _paddable(state, facts)
-        if reduce and paddable and _dominated(spent_seen, key):
+        if reduce and paddable and _dominated(spent_seen, key, spent):
             continue
         if len(result.nodes) >= limit:
             result.truncated = True
@@ -166,7 +176,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         if parent is not None:
             edges.append((parent, node, via))
         for move in moves(ir, stage, state, facts):
-            settled_key = (move.kind, state.final_output)
+            settled_key = (move.kind, state.final_output, state.visit.point_cursor)
             if reduce and move.kind in SETTLED and settled_key in settled:
                 exit_edges.append((node, move, settled[settled_key]))
                 continue
@@ -180,7 +190,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                 result.nodes[node].pad_limit = pre.visit.iterations + 1
             ended = ending(ir, stage, actions)
             if ended is not None:
-                exit_key = (*ended, after.final_output)
+                exit_key = (*ended, after.final_output, carried(after) if ended[0] == "edge" else None)
                 cause = "failure" if move.kind in FAILURES else "end"
                 number = exits.get((exit_key, cause))
                 if number is None:
@@ -288,32 +298,46 @@ def _jump(ir: "Blueprint", state: "RunState", move: Move, block: Block, step_del
     return replace(move, times=times), advance(state, step_delta, times)
 
 
-#: Moves that end the visit the same way from every state with the same final output: on an
-#: inference or routing error the runner runs no hold that could keep the stage and reads no
-#: per-visit counter before taking the error edge; an abort option cancels the run outright.
-#: Each is stepped once per final output; from other states the exit is recorded as found.
+#: Moves that end the visit the same way from every state with the same final output and
+#: interaction-point cursor: on an inference or routing error the runner runs no hold that
+#: could keep the stage and reads no other per-visit counter before it takes the error edge
+#: (or, with interaction points still to ask, ends the run); an abort option cancels the run
+#: outright. Each is stepped once per final output and cursor; from other states the exit is
+#: recorded as found.
 SETTLED = frozenset({"fail", "route_fail", "abort"})
 
 #: Moves after which the runner resolves an error.
 FAILURES = frozenset({"fail", "route_fail", "workers_fail"})
 
-#: How many budgets end a visit key: gate blocks and required-region re-runs. Spending them
-#: leaves by the same edges as satisfying the gate or the region does (forced and passed
-#: gates take the same edge; an abandoned region only adds a flag), so a state with more of
-#: them spent finds nothing new. The output and fan-out re-runs are not among them: a stage
-#: forced past its missing output or its missing split ends differently from one that
-#: submitted or fanned out.
+#: How many budgets end a visit key: required-region re-runs and gate blocks (gate blocks
+#: last). Spending them leaves by the same edges as satisfying the gate or the region does
+#: (forced and passed gates take the same edge; an abandoned region only adds a flag), so a
+#: state with more of them spent finds nothing new — except that a fan-out stage's hand-off
+#: carries its required-region re-runs into the merge stage, where only gate blocks count.
+#: The output and fan-out re-runs are not among them: a stage forced past its missing output
+#: or its missing split ends differently from one that submitted or fanned out.
 SPENT = 2
 
 
-def _dominated(seen: dict[tuple, list[tuple]], key: tuple) -> bool:
-    """A state whose key matches an explored one but for more spent re-run budgets."""
-    core, spent = key[:-SPENT], key[-SPENT:]
+def _dominated(seen: dict[tuple, list[tuple]], key: tuple, spent_budgets: int = SPENT) -> bool:
+    """A state whose key matches an explored one but for more of its last `spent_budgets`
+    re-run budgets spent."""
+    core, spent = key[:-spent_budgets], key[-spent_budgets:]
     explored = seen.setdefault(core, [])
     if any(all(a <= b for a, b in zip(other, spent)) for other in explored):
         return True
     explored.append(spent)
     return False
+
+
+def carried(state: "RunState") -> tuple | None:
+    """What a visit entered by a fan-out hand-off carries from the fan-out stage's visit (its
+    re-run counters and fan-out mark, `MERGE_CARRIES`), or None for a visit entered afresh.
+
+    Only a hand-off carries anything, and it always carries the fan-out mark, so the mark
+    tells the two apart."""
+    visit = state.visit
+    return tuple(getattr(visit, name) for name in MERGE_CARRIES) if visit.fanned_out else None
 
 
 def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> tuple:
@@ -344,9 +368,9 @@ def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFa
         state.children,
         visit.output_rounds,
         visit.fan_out_rounds,
-        # the budgets `_dominated` compares last (SPENT of them)
-        min(visit.gate_reentries, facts.gate_budget),
+        # the budgets `_dominated` compares last (SPENT of them, gate blocks last)
         visit.required_rounds,
+        min(visit.gate_reentries, facts.gate_budget),
     )
 
 

@@ -28,13 +28,15 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
+    installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
-    terminal_text,
     use_color,
+    with_installation,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
@@ -64,6 +66,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@installation_options
 @click.option(
     "--max-states",
     type=click.IntRange(min=1),
@@ -71,6 +74,15 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option(
+    "--emit-scenarios",
+    "emit_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    metavar="DIR",
+    help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
+)
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -79,10 +91,16 @@ def command(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     max_states: int | None,
+    emit_dir: str | None,
     color: str,
+    default_max_iterations: int | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = with_installation(
+        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+    )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
@@ -90,22 +108,74 @@ def command(
     settings = settings_per_file(files, overrides)
 
     report = Report(output_format, ReportOptions(color=REPORTERS[output_format].human and use_color(color)))
+    scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
     failing = unreadable = False
-    for path in files:
-        try:
-            data = read_blueprint(path)
-        except OSError as exc:
-            click.echo(f"error: cannot read '{path}': {exc.strerror or exc}", err=True)
-            unreadable = True
-            continue
-        item = check_bytes(path, data, settings[path], max_states=max_states)
-        failing = failing or item.result.counts.failing(settings[path].deny_warnings)
-        report.add(item)
-        del item  # the file's analysis goes now: the report kept what it shows
+    try:
+        for path in files:
+            try:
+                data = read_blueprint(path)
+            except OSError as exc:
+                echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
+                unreadable = True
+                continue
+            item = check_bytes(path, data, settings[path], max_states=max_states)
+            failing = failing or item.result.counts.failing(settings[path].deny_warnings)
+            report.add(item)
+            if scenarios is not None:
+                scenarios.add(item)
+            del item  # the file's analysis goes now: the report kept what it shows
+    finally:
+        if scenarios is not None:
+            scenarios.close()
     report.finish()
     if unreadable:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+#: The longest counterexample written as a scenario (a scenario lists its steps one by one).
+SCENARIO_EVENTS = 100_000
+
+
+class ScenarioWriter:
+    """`--emit-scenarios DIR`: each file's counterexamples written as scenarios as soon as the
+    file is checked (see compiler.scenarios.emit), so that its analysis need not be kept."""
+
+    def __init__(self, directory: str, settings: dict[str, Settings]) -> None:
+        from .outdir import OutputDirectory
+
+        self.directory, self.settings = directory, settings
+        self.out = OutputDirectory(directory)  # nothing written outside DIR, nor through a link
+
+    def add(self, item: Checked) -> None:
+        from ..scenarios.emit import emit as scenarios_text
+        from ..scenarios.emit import emitted_file
+
+        analysis, ir = item.analysis, item.result.blueprint
+        if analysis is None or ir is None:
+            return
+        shown = {(d.code, d.path) for d in item.result.diagnostics}
+        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+        long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
+        for finding in long:
+            echo_problem(
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
+            )
+        findings = [f for f in findings if f not in long]
+        target = emitted_file(self.directory, item.result.path)
+        try:
+            existing = read_blueprint(target) if os.path.exists(target) else None
+        except OSError as exc:
+            raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
+        cap = self.settings[item.result.path].default_max_iterations
+        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+        if added:
+            self.out.write(os.path.basename(target), text)
+            echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
+
+    def close(self) -> None:
+        self.out.__exit__(None, None, None)
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
@@ -119,7 +189,7 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
         try:
-            analysis = analyze_cached(result.blueprint)
+            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
         finally:
             release(result.blueprint)  # the caller holds the analysis now; the cache must not
     finally:
@@ -183,13 +253,13 @@ class Report:
             summary = render_summary(self.total, len(self.kept), color=self.options.color)
             self._write("".join(block + "\n\n" for block in self.kept) + summary + "\n")
         elif self.format == "json":
-            click.echo(json_document(self.kept), nl=False)
+            emit(json_document(self.kept))
         elif self.format != "github":
-            click.echo(get_reporter(self.format)(self.kept, self.options), nl=False)
+            emit(get_reporter(self.format)(self.kept, self.options))
 
     def _write(self, text: str) -> None:
         if text:
-            click.echo(terminal_text(text), nl=False, color=self.options.color)
+            emit(text, color=self.options.color if self.format == "text" else None)
 
 
 def diagnostic_blocks(item: Checked, options: ReportOptions) -> list[str]:
@@ -203,8 +273,10 @@ def ceilings_block(item: Checked) -> str:
     """A file's ceilings (or why it was not analysed)."""
     from ..analysis.report import ceilings_text
 
+    from ..display import visible
+
     if item.analysis is None:
-        return f"{item.result.path}: not analysed: it has errors"
+        return f"{visible(item.result.path)}: not analysed: it has errors"
     return ceilings_text(item.result.path, item.analysis)
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
 from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
 from ..parse.source import read_blueprint
-from .errors import CliError
+from .errors import CliError, echo_problem
 
 if TYPE_CHECKING:
     from ..discover import Discovery
@@ -60,24 +60,17 @@ def is_terminal(stream: IO) -> bool:
         return False
 
 
-#: A colour (SGR) sequence, which the reporters paint with, or any other control character.
-_SGR_OR_CONTROL = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def terminal_text(text: str) -> str:
-    """A human report made safe for a terminal: colour sequences stay, every other control
-    character (from a blueprint's names or an event stream) is shown, not obeyed."""
-    from ..render.text import visible
-
-    return _SGR_OR_CONTROL.sub(lambda m: m.group() if len(m.group()) > 1 else visible(m.group()), text)
-
-
-def read_stdin(limit: int = -1) -> bytes:
-    """Standard input as bytes (at most `limit`); a closed one is an `OSError`, as an unreadable
-    file is, not an `AttributeError` on `sys.stdin`."""
+def stdin_buffer() -> IO[bytes]:
+    """Standard input as a binary stream; a closed one is an `OSError`, as an unreadable file
+    is, not an `AttributeError` on `sys.stdin`."""
     if sys.stdin is None:  # started with standard input closed
         raise OSError(errno.EBADF, "standard input is closed")
-    return sys.stdin.buffer.read(limit)
+    return sys.stdin.buffer
+
+
+def read_stdin(limit: int) -> bytes:
+    """Standard input as bytes, at most `limit` of them (see `stdin_buffer`)."""
+    return stdin_buffer().read(limit)
 
 
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
@@ -106,19 +99,37 @@ _ignore_option = click.option(
 )
 
 
+default_max_iterations_option = click.option(
+    "--default-max-iterations",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help=(
+        "The iteration cap of a stage without max_iterations (or with 0), as your Leviath "
+        "configuration sets it ([limits] default_max_iterations; default 50, 0 for none)."
+    ),
+)
+
+
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
     return _deny_warnings_option(_select_option(_ignore_option(command)))
 
 
-def rule_overrides(select: tuple[str, ...], ignore: tuple[str, ...], deny_warnings: bool | None) -> Overrides:
-    """What `--select`, `--ignore` and `--deny-warnings` replace in each file's settings; an
-    unknown rule name is a `CliError`."""
+def rule_overrides(
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    deny_warnings: bool | None,
+    default_max_iterations: int | None = None,
+) -> Overrides:
+    """What `--select`, `--ignore`, `--deny-warnings` (and `--default-max-iterations`)
+    replace in each file's settings; an unknown rule name is a `CliError`."""
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
+            default_max_iterations=default_max_iterations,
         )
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
@@ -136,31 +147,58 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
         raise CliError(f"path '{found.missing[0]}' does not exist")
     if warn_skipped:
         for problem in found.skipped:
-            click.echo(f"warning: cannot read directory {problem}; skipped", err=True)
+            echo_problem(f"warning: cannot read directory {problem}; skipped")
     if not found.files:
         where = ", ".join(f"'{p}'" for p in paths)
         raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
     return found.files
 
 
+def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--leviath-config` and `--leviath-models`: the user's Leviath files, for the checks that
+    need the installation (read with `with_installation`)."""
+    command = click.option(
+        "--leviath-config",
+        metavar="PATH",
+        help="Your Leviath config.toml: runs read-paths-not-granted, read-paths-grant-invalid, no-reachable-provider.",
+    )(command)
+    return click.option(
+        "--leviath-models",
+        metavar="PATH",
+        help="What `lev models list` prints, saved to a file: runs unknown-model, unbounded-percentage-budget.",
+    )(command)
+
+
+def with_installation(overrides: Overrides, leviath_config: str | None, leviath_models: str | None) -> Overrides:
+    return replace(overrides, leviath_config=leviath_config, leviath_models=leviath_models)
+
+
 def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
-    """Each file's settings; configuration problems stop the run before any file is checked."""
+    """Each file's settings; configuration problems (a Leviath file named that cannot be read
+    included) stop the run before any file is checked."""
+    from ..installation import InstallationError, load_config, load_models
+
     finder = ConfigFinder()
     try:
-        return {path: settings_for(finder.for_file(path), overrides) for path in files}
-    except ConfigError as exc:
+        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
+        for each in {s.leviath_config for s in settings.values()} - {None}:
+            load_config(each)
+        for each in {s.leviath_models for s in settings.values()} - {None}:
+            load_models(each)
+    except (ConfigError, InstallationError) as exc:
         raise CliError(str(exc)) from exc
+    return settings
 
 
-def read_with_settings(path: str) -> tuple[bytes, Settings]:
-    """One blueprint's bytes and the settings of its `[tool.blueprint]`; I/O and
-    configuration problems become a `CliError` (exit 2)."""
+def read_with_settings(path: str, overrides: Overrides = Overrides()) -> tuple[bytes, Settings]:
+    """One blueprint's bytes and the settings of its `[tool.blueprint]` (with `overrides`);
+    I/O and configuration problems become a `CliError` (exit 2)."""
     try:
         data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
     try:
-        return data, settings_for(ConfigFinder().for_file(path))
+        return data, settings_for(ConfigFinder().for_file(path), overrides)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 

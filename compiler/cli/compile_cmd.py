@@ -1,5 +1,8 @@
 """`blueprint compile PATH [-o OUT]`: the blueprint's IR as JSON, on stdout or in OUT.
 
+`--digest` writes the IR's canonical digest instead: one line, the same for every file that
+compiles to the same IR whatever its formatting, comments or key order (docs/ir.md).
+
 Exit status: 0 when the IR was written (warnings are shown on stderr but never block it),
 1 when the blueprint has errors (the report goes to stderr and nothing is written), 2 when
 the file cannot be read, OUT cannot be written, or the configuration is invalid. Only OUT
@@ -14,7 +17,7 @@ import sys
 import click
 
 from .common import color_option, read_with_settings, use_color
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, OutputError
 
 
 @click.command("compile")
@@ -27,8 +30,13 @@ from .errors import EXIT_FINDINGS, EXIT_OK, CliError
     help="Write the IR to OUT instead of stdout ('-' is stdout).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Do not show warnings and notes on stderr.")
+@click.option(
+    "--digest",
+    is_flag=True,
+    help="Write the canonical digest of the IR (one SHA-256 per meaning, docs/ir.md) instead of the IR.",
+)
 @color_option
-def command(path: str, output: str | None, quiet: bool, color: str) -> None:
+def command(path: str, output: str | None, quiet: bool, digest: bool, color: str) -> None:
     """Compile a blueprint to its IR (JSON), refusing when it has errors.
 
     Rule settings come from [tool.blueprint] in the nearest pyproject.toml above the file,
@@ -47,7 +55,12 @@ def command(path: str, output: str | None, quiet: bool, color: str) -> None:
     if ir is None:
         sys.exit(EXIT_FINDINGS)
 
-    text = dumps(ir).encode("utf-8")
+    if digest:
+        from ..ir.digest import digest as digest_of
+
+        text = (digest_of(ir) + "\n").encode("ascii")
+    else:
+        text = dumps(ir).encode("utf-8")
     if output is None or output == "-":
         _write_stdout(text)
     else:
@@ -61,10 +74,13 @@ def command(path: str, output: str | None, quiet: bool, color: str) -> None:
 
 def _write_stdout(data: bytes) -> None:
     """The exact bytes, whatever the terminal's encoding or newline convention."""
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream (an embedding application's)
-        sys.stdout.write(data.decode("utf-8"))
-    else:
-        buffer.write(data)
-        buffer.flush()
+    try:
+        sys.stdout.flush()
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a text-only stream (an embedding application's)
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            buffer.write(data)
+            buffer.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc

@@ -4,7 +4,7 @@ Without `-o` the Markdown pages go to stdout. With `-o DIR` each blueprint gets
 `DIR/<name>.md` and `DIR/<name>.html` (a self-contained page: inline SVG diagram, inline
 style, nothing fetched). The file name is made from the blueprint's `[agent] name`, reduced
 to letters, digits, `.`, `_` and `-`, numbered where two blueprints would share it; nothing
-is written outside DIR, and never through a symbolic link.
+is written outside DIR, and never through a symbolic or hard link (`outdir.OutputDirectory`).
 
 Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
 publish and trust. Its errors go to stderr, the other blueprints still get their pages, and
@@ -24,7 +24,8 @@ import click
 from ..discover import discover
 from ..render.blueprint_docs import ENGINES
 from .common import blueprint_files, check_file, color_option, report_errors
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
+from .outdir import OutputDirectory
 
 
 @click.command("docs")
@@ -66,28 +67,11 @@ def command(paths: tuple[str, ...], directory: str | None, engine: str, color: s
         pages.append(page_data(result.blueprint, path, engine))  # type: ignore[arg-type]
 
     if directory is None:
-        click.echo("\n---\n\n".join(render_markdown(page) for page in pages), nl=False)
+        emit("\n---\n\n".join(render_markdown(page) for page in pages))
     elif pages:
-        try:
-            os.makedirs(directory, exist_ok=True)
-        except OSError as exc:
-            raise CliError(f"cannot create '{directory}': {exc.strerror or exc}") from exc
-        for page, stem in zip(pages, unique_stems([page.name for page in pages]), strict=True):
-            for suffix, text in ((".md", render_markdown(page)), (".html", render_html(page))):
-                _write_inside(directory, stem + suffix, text)
-                click.echo(f"wrote {os.path.join(directory, stem + suffix)}", err=True)
+        with OutputDirectory(directory) as out:
+            for page, stem in zip(pages, unique_stems([page.name for page in pages]), strict=True):
+                for suffix, text in ((".md", render_markdown(page)), (".html", render_html(page))):
+                    out.write(stem + suffix, text)
+                    echo_problem(f"wrote {out.path(stem + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
-
-
-def _write_inside(directory: str, name: str, text: str) -> None:
-    """Write DIR/name, refusing to follow a symbolic link planted at that name."""
-    path = os.path.join(directory, name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        if os.path.islink(path):
-            raise OSError(f"'{path}' is a symbolic link; refusing to write through it")
-        descriptor = os.open(path, flags, 0o644)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-    except OSError as exc:
-        raise CliError(f"cannot write '{path}': {exc.strerror or exc}") from exc

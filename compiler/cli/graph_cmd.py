@@ -16,7 +16,7 @@ import sys
 import click
 
 from .common import check_file, color_option, report_errors
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, emit
 
 FORMATS = ("mermaid", "dot", "text")
 
@@ -24,7 +24,7 @@ FORMATS = ("mermaid", "dot", "text")
 def write_output(text: str, output: str | None) -> None:
     """`text` to stdout (None or '-') or to the file OUT, as UTF-8."""
     if output is None or output == "-":
-        click.echo(text, nl=False)
+        emit(text)
         return
     try:
         with open(output, "w", encoding="utf-8", newline="\n") as handle:

@@ -21,6 +21,7 @@ import sys
 import click
 
 from .. import __version__
+from ..display import visible
 from .errors import CliError
 
 #: name → ("module:attribute", one-line help). The help is shown by `blueprint --help`
@@ -30,11 +31,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("compiler.cli.check_cmd:command", "Validate, then explore every run: counterexamples and cost ceilings."),
     "rules": ("compiler.cli.rules_cmd:rules_command", "List every rule: code, severity, family, summary."),
     "rule": ("compiler.cli.rules_cmd:rule_command", "Explain one rule: why it exists, an example, the fix."),
-    "schema": ("compiler.cli.schema_cmd:command", "Print a published JSON Schema (blueprint, ir, report)."),
+    "schema": ("compiler.cli.schema_cmd:command", "Print a published JSON Schema (blueprint, ir, report, scenario)."),
     "run": ("compiler.cli.run_cmd:command", "Drive the stage-runner over a recorded event stream."),
+    "test": ("compiler.cli.test_cmd:command", "Play scenario files on the stage-runner and check each run's expectations."),
     "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
     "graph": ("compiler.cli.graph_cmd:command", "Draw a blueprint's stage graph (mermaid, dot or a text outline)."),
     "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
+    "diff": ("compiler.cli.diff_cmd:command", "Compare two versions of a blueprint: changes by class, and run deltas."),
 }
 
 
@@ -67,10 +70,18 @@ class LazyGroup(click.Group):
             raise click.UsageError(f"no such command '{name}'.{hint}", ctx)
         return super().resolve_command(ctx, args)
 
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:
+            raise _visible_message(exc) from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as exc:  # a usage error quotes arguments: show them safely
+            raise _visible_message(exc)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
             # click would exit with 1, which reads as "findings"; 130 is the shell's convention.
@@ -82,6 +93,12 @@ class LazyGroup(click.Group):
             raise CliError(
                 f"internal error: {type(exc).__name__}: {exc} (set BLUEPRINT_DEBUG=1 for the traceback)"
             ) from exc
+
+
+def _visible_message(exc: click.ClickException) -> click.ClickException:
+    """`exc` with the arguments it quotes made visible (a file name holding a newline)."""
+    exc.message = visible(exc.message)  # type: ignore[misc]
+    return exc
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,3 +127,17 @@ def main(argv: list[str] | None = None) -> None:
         # The process is about to end and free everything anyway: hiding the objects from the
         # collector skips the full collection the interpreter runs at exit (5 % of a run).
         gc.freeze()
+        _let_stdout_go()
+
+
+def _let_stdout_go() -> None:
+    """After a failed write to stdout (reported as an `OutputError`), the interpreter would
+    try to flush it again at exit and print a second, raw complaint: point it at nothing."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass

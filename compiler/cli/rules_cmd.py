@@ -14,7 +14,7 @@ import click
 
 from ..rules.registry import REGISTRY, RuleInfo
 from .common import format_option
-from .errors import CliError
+from .errors import CliError, emit
 
 
 @click.command("rules")
@@ -24,9 +24,9 @@ def rules_command(output_format: str) -> None:
     rules = REGISTRY.all()
     if output_format == "json":
         document = {"version": 1, "rules": [rule_dict(rule) for rule in rules]}
-        click.echo(json.dumps(document, indent=2, ensure_ascii=True))
+        emit(json.dumps(document, indent=2, ensure_ascii=True) + "\n")
         return
-    click.echo(rules_table(rules), nl=False)
+    emit(rules_table(rules))
 
 
 @click.command("rule")
@@ -40,9 +40,9 @@ def rule_command(code: str, output_format: str) -> None:
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise CliError(f"no rule '{code}'{hint} ('blueprint rules' lists them all)")
     if output_format == "json":
-        click.echo(json.dumps(rule_dict(info), indent=2, ensure_ascii=True))
+        emit(json.dumps(rule_dict(info), indent=2, ensure_ascii=True) + "\n")
     else:
-        click.echo(rule_page(info), nl=False)
+        emit(rule_page(info))
 
 
 def rule_dict(rule: RuleInfo) -> dict:
@@ -85,7 +85,8 @@ def rule_page(rule: RuleInfo) -> str:
     ]
     if rule.example_fixed:
         parts += ["## Use instead", f"```toml\n{rule.example_fixed}\n```"]
-    parts += ["## Fix", _wrap(rule.fix + (" (`blueprint validate --fix` does it)" if rule.fixable else ""))]
+    automatic = rule.fixable and "--fix" not in rule.fix
+    parts += ["## Fix", _wrap(rule.fix + (" (`blueprint validate --fix` does it)" if automatic else ""))]
     if rule.differs:
         parts += ["## Leviath", _wrap(rule.differs)]
     return "\n\n".join(parts) + "\n"

@@ -24,14 +24,17 @@ from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     blueprint_files,
     color_option,
+    default_max_iterations_option,
+    installation_options,
     is_terminal,
     read_stdin,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    with_installation,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
@@ -65,15 +68,24 @@ class Run:
     help="Output format.",
 )
 @rule_options
+@installation_options
 @click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
-@click.option("--fix", is_flag=True, help="Rewrite fixable findings in place (fixes that cannot change a run), then report the rest.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help=(
+        "Rewrite fixable findings in place (fixes that cannot change a run, and old spellings moved "
+        "where Leviath reads them), then report the rest."
+    ),
+)
 @click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
 @click.option(
     "--stdin-filename",
     metavar="PATH",
     help="Report standard input ('-') under this path, and take its settings from the pyproject.toml above it.",
 )
+@default_max_iterations_option
 @color_option
 def command(
     paths: tuple[str, ...],
@@ -87,6 +99,9 @@ def command(
     fix: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
+    default_max_iterations: int | None = None,
+    leviath_config: str | None = None,
+    leviath_models: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
@@ -97,7 +112,9 @@ def command(
     if (statistics or quiet) and not spec.human:
         flag = "--statistics" if statistics else "--quiet"
         raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
-    overrides = rule_overrides(select, ignore, deny_warnings)
+    overrides = with_installation(
+        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+    )
     read: Callable[[str], bytes] = read_blueprint
     if STDIN in paths or (stdin_filename is not None and not paths):
         files, read = _stdin_input(paths, stdin_filename, fix or diff)
@@ -117,7 +134,7 @@ def command(
         statistics=statistics,
         quiet=quiet,
     )
-    click.echo(get_reporter(output_format)(run.results, options), nl=False, color=options.color)
+    emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
@@ -145,15 +162,15 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, di
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
     run = fix_files(files, settings.__getitem__, write=fix)
     for message in run.problems + (run.unreadable if diff else []):
-        click.echo(f"error: {message}", err=True)
+        echo_problem(f"error: {message}")
     changed = run.changed
     if diff:
-        click.echo("".join(unified_diff(outcome) for outcome in changed), nl=False)
-        click.echo(f"{run.fixed_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+        emit("".join(unified_diff(outcome) for outcome in changed))
+        click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
         sys.exit(EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK)
-    if changed:
-        click.echo(f"fixed {run.fixed_count} finding(s) in {len(changed)} file(s)", err=True)
-    return any(message.startswith("cannot write") for message in run.problems)
+    if run.written:  # only what is on disk: a file that could not be written fixed nothing
+        click.echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+    return run.unwritten > 0
 
 
 def _check(
@@ -209,4 +226,6 @@ def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
 
 def _problem(message: str, progress: bool) -> None:
     """One line on stderr, on a line of its own even while progress is shown."""
-    click.echo((_CLEAR_LINE if progress else "") + message, err=True)
+    if progress:
+        click.echo(_CLEAR_LINE, nl=False, err=True)
+    echo_problem(message)

@@ -5,13 +5,21 @@ Which rules are fixable is a field of their registry entry (`RuleInfo.fixable`);
 - `stage-missing-mode`: writes `mode = "autonomous"`, the mode the stage already runs in;
 - `non-canonical-value`: the canonical spelling of an alias or a letter case the runtime
   reads the same way (`summarize` → `compact`, `hash_map` → `hashmap`, `"ALLOW"` → `"allow"`,
-  seed `refresh = "stage"` → `"each_stage"`);
+  seed `refresh = "stage"` → `"each_stage"`), and `{}` for a value of another type where a
+  table belongs, which the runtime reads as that table with every key at its default
+  (`b = "true"` under `[stages.a.transitions]` → `b = {}`);
+- `outdated-key`: moves a key from where earlier Leviath versions read it to where it is read
+  now (a model-table `system_prompt` up into its stage, `[context] repetition_detection` to
+  the top level);
+- `rejected-key`: renames the old stage key `tool_result_routing` to `tool_routing`;
 - `unused-suppression`: drops a directive, or a code of one, that suppresses nothing.
 
 Keys and values are edited through tomlkit and comments cut at their exact position, so every
 other byte of the file stays as it was. Every pass is checked before it is kept: the fixed
 text must read back to the *same* typed blueprint (the IR the runner consumes) and must not
-add or lose any other finding. A file with syntax errors is never touched.
+add or lose any other finding. The two old-spelling fixes change a run on purpose (a key
+Leviath ignored or refused is read); for them the fixed text must mean exactly the original
+with each old key read where it now belongs. A file with syntax errors is never touched.
 """
 
 from __future__ import annotations
@@ -61,7 +69,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     from ..pipeline import validate_bytes
 
     result = validate_bytes(path, data, settings)
-    if _has_syntax_errors(result):
+    if has_syntax_errors(result):
         return FixOutcome(path, data, data, problem="not fixed: the file has syntax errors")
     if result.blueprint is None or result.source is None:
         return FixOutcome(path, data, data)
@@ -81,7 +89,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
         if not done or new_text == text:
             break
         new_result = validate_bytes(path, bom + new_text.encode("utf-8"), settings)
-        why = _unsafe(result, new_result, done, codes)
+        why = unsafe_reason(result, new_result, done, codes)
         if why is not None:
             problem = f"a fix was not applied: {why} (please report this as a bug)"
             break
@@ -90,7 +98,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     return FixOutcome(path, data, bom + text.encode("utf-8") if fixed else data, tuple(fixed), problem)
 
 
-def _has_syntax_errors(result: "FileResult") -> bool:
+def has_syntax_errors(result: "FileResult") -> bool:
     from ..rules.registry import REGISTRY
 
     return any(
@@ -99,11 +107,23 @@ def _has_syntax_errors(result: "FileResult") -> bool:
     )
 
 
-def _unsafe(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
+def _meant(before: "FileResult", done: list["Diagnostic"]) -> object:
+    """What the original file means with its old spellings read where Leviath reads them now
+    (the only change a fix may make to a run); None when no old spelling was fixed."""
+    from ..ir.build import build_blueprint
+    from ..rules.lint.outdated import with_current_spellings
+
+    moved = [d.path for d in done if d.code in ("outdated-key", "rejected-key")]
+    if not moved or before.document is None:
+        return None
+    return build_blueprint(with_current_spellings(before.document, moved))
+
+
+def unsafe_reason(before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]) -> str | None:
     """Why the fixed text must not be kept, or None when it is safe."""
-    if after.blueprint is None or _has_syntax_errors(after):
+    if after.blueprint is None or has_syntax_errors(after):
         return "the fixed file does not parse"
-    if after.blueprint != before.blueprint:
+    if after.blueprint != before.blueprint and after.blueprint != _meant(before, done):
         return "the fixed file would run differently"
 
     def others(result: "FileResult") -> Counter:

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath
 
-#: Codes fixed here.
-TOML_CODES = ("stage-missing-mode", "non-canonical-value")
+#: Codes fixed here (`non-canonical-value`: a spelling, or a value of another type where a table
+#: belongs; `outdated-key` and `rejected-key`: an old spelling moved or renamed to the current one).
+TOML_CODES = ("stage-missing-mode", "non-canonical-value", "outdated-key", "rejected-key")
 
 
 class Unfixable(Exception):
@@ -24,16 +25,25 @@ def apply_toml_fixes(text: str, diagnostics: list["Diagnostic"]) -> tuple[str, l
     """`text` with the fixes for `diagnostics` applied, and the findings that were fixed."""
     import tomlkit
 
+    text, renamed = _renames(text, diagnostics)
     document = tomlkit.parse(text)
     if tomlkit.dumps(document) != text:  # a file tomlkit cannot reproduce is not touched
         return text, []
     newline = "\r\n" if "\r\n" in text else "\n"
     spellings = _canonical_spellings(document)
-    fixed = []
+    scalars = _scalar_tables(document)
+    moves = {old.path: old for old in _outdated(document) if old.movable and not old.renamed}
+    fixed = list(renamed)
     for diagnostic in diagnostics:
         try:
-            if diagnostic.code == "stage-missing-mode":
+            if diagnostic.code == "outdated-key":
+                _move(document, moves[tuple(diagnostic.path)])
+            elif diagnostic.code == "rejected-key":
+                continue  # only renames, done on the text above
+            elif diagnostic.code == "stage-missing-mode":
                 _insert_first(_node(document, diagnostic.path), "mode", "autonomous", newline)
+            elif diagnostic.code == "non-canonical-value" and tuple(diagnostic.path) in scalars:
+                _tableize(document, diagnostic.path)
             elif diagnostic.code == "non-canonical-value":
                 _respell(document, diagnostic.path, spellings)
             else:
@@ -82,6 +92,69 @@ def _canonical_spellings(document: Any) -> dict["KeyPath", str]:
     from ..rules.lint.spellings import canonical_values
 
     return {path: canonical for path, _, canonical in canonical_values(document.unwrap())}
+
+
+def _outdated(document: Any) -> list[Any]:
+    from ..rules.lint.outdated import outdated_keys
+
+    return list(outdated_keys(document.unwrap()))
+
+
+def _renames(text: str, diagnostics: list["Diagnostic"]) -> tuple[str, list["Diagnostic"]]:
+    """Old key names renamed in the text (tomlkit cannot rename a table header)."""
+    import tomllib
+
+    from ..rules.lint.outdated import outdated_keys
+    from .renames import rename_key
+
+    wanted = [d for d in diagnostics if d.code == "rejected-key"]
+    if not wanted:
+        return text, []
+    renames = {old.path: old for old in outdated_keys(tomllib.loads(text)) if old.renamed and old.movable}
+    done = []
+    for diagnostic in wanted:
+        old = renames.get(tuple(diagnostic.path))
+        if old is None:
+            continue
+        try:
+            text = rename_key(text, old.path, old.to[-1])
+        except Unfixable:
+            continue
+        done.append(diagnostic)
+    return text, done
+
+
+def _move(document: Any, old: Any) -> None:
+    """Move the item at `old.path` to `old.to`, keeping its value, comment and string style."""
+    source = _node(document, old.path[:-1])
+    item = source.item(old.path[-1])
+    target = _node(document, old.to[:-1]) if len(old.to) > 1 else document
+    if old.to[-1] in target:
+        raise Unfixable("the key is already where it belongs")
+    source.remove(old.path[-1])
+    target.add(old.to[-1], item)
+
+
+def _scalar_tables(document: Any) -> set["KeyPath"]:
+    from ..rules.lint.spellings import tables_written_as_values
+
+    return {path for path, _, _ in tables_written_as_values(document.unwrap())}
+
+
+def _tableize(document: Any, path: "KeyPath") -> None:
+    """Replace the value at `path` with `{}`, the table the runtime reads it as; a comment after
+    it stays where it was."""
+    import tomlkit
+    from tomlkit.items import Item
+
+    parent = _node(document, path[:-1])
+    old = parent.item(path[-1]) if hasattr(parent, "item") else parent[path[-1]]
+    if isinstance(old, dict) or not isinstance(old, Item):
+        raise Unfixable("already a table")
+    new = tomlkit.inline_table()
+    new.trivia.indent, new.trivia.comment_ws = old.trivia.indent, old.trivia.comment_ws
+    new.trivia.comment, new.trivia.trail = old.trivia.comment, old.trivia.trail
+    parent[path[-1]] = new
 
 
 def _respell(document: Any, path: "KeyPath", spellings: dict["KeyPath", str]) -> None:

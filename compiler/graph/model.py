@@ -163,6 +163,7 @@ class StageGraph:
     ) -> None:
         self.nodes: tuple[StageNode, ...] = tuple(nodes)
         self.edges: tuple[GraphEdge, ...] = tuple(edges)
+        #: The stage every run starts in (the first declared stage, whatever `entry_stage` says).
         self.entry = entry
         self.external_workers: tuple[ExternalWorker, ...] = tuple(external_workers)
         self._by_name = {node.name: node for node in self.nodes}
@@ -180,7 +181,7 @@ class StageGraph:
     def from_blueprint(cls, blueprint: "Blueprint") -> "StageGraph":
         stages = blueprint.stages
         names = {stage.name for stage in stages}
-        entry = blueprint.entry if stages else None
+        entry = blueprint.start_stage if stages else None  # where every run starts
         nodes = [
             StageNode(stage.name, i, stage, stage.name == entry, _ends_run(stage, i == len(stages) - 1))
             for i, stage in enumerate(stages)

@@ -22,7 +22,6 @@ from .model import (
     CustomTransform,
     Edge,
     Gate,
-    RegionEntries,
     StuckThresholds,
 )
 
@@ -103,14 +102,4 @@ def build_gate(t: Table) -> Gate:
         require_region_updated=get_str(t, "require_region_updated"),
         require_regions=get_str_list(t, "require_regions"),
         require_no_open_items=get_str(t, "require_no_open_items"),
-        require_region_entries=_region_entries(t.get("require_region_entries")),
     )
-
-
-def _region_entries(raw: Any) -> RegionEntries | None:
-    if not is_table(raw):
-        return None
-    region, at_least = raw.get("region"), raw.get("at_least")
-    if isinstance(region, str) and is_int(at_least) and at_least >= 1:
-        return RegionEntries(region=region, at_least=at_least)
-    return None

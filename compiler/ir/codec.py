@@ -9,6 +9,8 @@ field added to the model needs no code here. The choices a generic walk cannot m
 - a float is always a JSON float (`35.0`); NaN and the infinities are the strings of
   `NON_FINITE`, since JSON has no literal for them;
 - `bool` is never an integer and an integer never a bool, whatever Python thinks;
+- every integer is a count, a size or a limit, never negative; the fields of `MINIMUMS` must
+  be at least their minimum (reading checks both; the IR schema says so too);
 - opaque values (`Any`, `dict[str, Any]`) are JSON data, copied both ways so a model never
   shares mutable state with a document; TOML dates and times become ISO 8601 text and a
   non-finite float null, as the builder (and the reference's converter) does.
@@ -30,6 +32,16 @@ from typing import Any, Literal, Union
 
 #: How non-finite floats are spelled (JSON has no literal for them; these are JavaScript's).
 NON_FINITE: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+#: (model class name, field) → the least value the field may hold, where more than zero (as
+#: the blueprint schema demands). One line per field; `None` ("unset") is always allowed.
+MINIMUMS: dict[tuple[str, str], int] = {
+    ("StuckThresholds", "iterations"): 1,
+    ("StuckThresholds", "minutes"): 1,
+    ("StuckThresholds", "same_file_edits"): 1,
+    ("StuckThresholds", "tool_calls"): 1,
+}
 
 
 class Invalid(Exception):
@@ -100,7 +112,7 @@ def _dataclass_codec(cls: type) -> Codec:
 
     def resolved() -> list[tuple[str, Codec]]:
         if not codecs:
-            codecs.extend((name, codec_for(hints[name])) for name in names)
+            codecs.extend((name, _bounded(codec_for(hints[name]), MINIMUMS.get((cls.__name__, name)))) for name in names)
         return codecs
 
     def encode(value: Any) -> dict[str, Any]:
@@ -147,9 +159,25 @@ def _scalar(kind: type, label: str) -> Codec:
     def decode(value: Any) -> Any:
         if type(value) is not kind:
             raise Invalid(f"expected {label}, got {json_type(value)}")
+        if kind is int and value < 0:
+            raise Invalid(f"must not be negative, got {value}")
         return value
 
     return Codec(encode, decode)
+
+
+def _bounded(codec: Codec, minimum: int | None) -> Codec:
+    """`codec`, whose reader also refuses a number below `minimum` (None: no extra bound)."""
+    if minimum is None:
+        return codec
+
+    def decode(value: Any) -> Any:
+        out = codec.decode(value)
+        if out is not None and out < minimum:
+            raise Invalid(f"must be at least {minimum}, got {out}")
+        return out
+
+    return Codec(codec.encode, decode)
 
 
 def _float_out(value: Any) -> Any:
@@ -313,4 +341,4 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["Codec", "Invalid", "NON_FINITE", "codec_for", "json_type"]
+__all__ = ["Codec", "Invalid", "MINIMUMS", "NON_FINITE", "codec_for", "json_type"]

@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any, Literal, Union
 
 from .model import Blueprint
+from .codec import MINIMUMS
 from .serialize import IR_VERSION, NON_FINITE
 
 _FIELD = re.compile(r"^\s+(\w+)\s*:")
@@ -107,9 +108,11 @@ class _Walker:
                 self.definitions[hint.__name__] = {}  # reserve the slot: keeps walk order, ends recursion
                 self.definitions[hint.__name__] = self._object(hint)
             return {"$ref": f"#/definitions/{hint.__name__}"}
-        simple = {str: "string", int: "integer", bool: "boolean"}
+        simple = {str: "string", bool: "boolean"}
         if hint in simple:
             return {"type": simple[hint]}
+        if hint is int:  # a count, a size or a limit (see `MINIMUMS` for the larger bounds)
+            return {"type": "integer", "minimum": 0}
         if hint is float:
             return {"$ref": "#/definitions/number"}
         origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -139,7 +142,7 @@ class _Walker:
         notes = _field_notes(cls)
         properties = {}
         for f in dataclasses.fields(cls):
-            schema = self.schema(hints[f.name])
+            schema = _at_least(self.schema(hints[f.name]), MINIMUMS.get((cls.__name__, f.name)))
             note = notes.get(f.name) or _OPAQUE_NOTES.get(hints[f.name])
             properties[f.name] = _described(schema, note) if note else schema
         out: dict[str, Any] = {}
@@ -164,11 +167,20 @@ _OPAQUE_NOTES: dict[Any, str] = {
 }
 
 
+def _at_least(schema: dict[str, Any], minimum: int | None) -> dict[str, Any]:
+    """An integer schema (or a nullable one) with its `minimum` raised to `minimum`."""
+    if minimum is None:
+        return schema
+    if schema.get("minimum") is None:
+        raise TypeError(f"MINIMUMS names a field that is not an integer: {schema}")
+    return {**schema, "minimum": minimum}
+
+
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if not schema:
         return schema  # already anything
-    if set(schema) == {"type"} and isinstance(schema["type"], str):
-        return {"type": [schema["type"], "null"]}
+    if set(schema) <= {"type", "minimum"} and isinstance(schema["type"], str):  # `minimum` ignores null
+        return {**schema, "type": [schema["type"], "null"]}
     if set(schema) == {"type", "enum"} and isinstance(schema["type"], str):
         return {"type": [schema["type"], "null"], "enum": [*schema["enum"], None]}
     return {"anyOf": [schema, {"type": "null"}]}

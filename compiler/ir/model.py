@@ -70,6 +70,10 @@ MODIFYING_TOOLS: tuple[str, ...] = ("write_file", "edit_file")
 DEFAULT_PROVIDER = "anthropic"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MAX_NUDGES = 3
+#: The iteration cap of a stage whose `max_iterations` is unset or 0, unless the user's
+#: configuration says otherwise (Leviath's daemon setting `[limits] default_max_iterations`;
+#: our `default-max-iterations`; 0 means no default cap).
+DEFAULT_MAX_ITERATIONS = 50
 DEFAULT_NUDGE_TEXT = (
     "You have tools available. Please use them to complete the task. "
     "Start by reading the relevant files in the working directory."
@@ -326,14 +330,6 @@ class BlueprintTransform:
 
 
 @dataclass(frozen=True)
-class RegionEntries:
-    """`require_region_entries = { region = "views", at_least = 4 }`."""
-
-    region: str
-    at_least: int
-
-
-@dataclass(frozen=True)
 class Gate:
     """What must hold before a normal edge may be taken (ignored on conditioned edges)."""
 
@@ -346,8 +342,6 @@ class Gate:
     require_region_updated: str | None = None
     require_regions: tuple[str, ...] = ()
     require_no_open_items: str | None = None
-    #: A region that must hold at least so many entries (a key of newer reference versions).
-    require_region_entries: RegionEntries | None = None
 
     @property
     def regions_named(self) -> tuple[tuple[str, str], ...]:
@@ -360,8 +354,6 @@ class Gate:
         if self.require_no_open_items is not None:
             named.append(("require_no_open_items", self.require_no_open_items))
         named.extend(("require_regions", r) for r in self.require_regions)
-        if self.require_region_entries is not None:
-            named.append(("require_region_entries", self.require_region_entries.region))
         return tuple(named)
 
 
@@ -521,6 +513,15 @@ class Stage:
     def normal_edges(self) -> tuple[Edge, ...]:
         return tuple(e for e in self.transitions or () if e.is_normal)
 
+    def iteration_cap(self, default: int = DEFAULT_MAX_ITERATIONS) -> int:
+        """The cap a run enforces before each inference of this stage (0: none). A fan-out
+        stage is never capped; `max_iterations` unset or 0 takes the `default` cap, as
+        Leviath's daemon fills it in."""
+        if self.mode == "fan_out":
+            return 0
+        own = self.max_iterations or 0
+        return own if own > 0 else max(default, 0)
+
     @property
     def is_reviewed(self) -> bool:
         """Output shown to a person (nudges are off by default)."""
@@ -532,7 +533,8 @@ class Blueprint:
     name: str = "unnamed"
     version: str = "0.1.0"
     description: str = ""
-    #: As written; None means the first declared stage (see `entry`).
+    #: As written (null: unset). Runs start at the first declared stage whatever it says, as in
+    #: Leviath, which reads it only to pick the first stage's sandbox and tool permissions.
     entry_stage: str | None = None
     max_child_depth: int | None = None
     dynamic_tools: bool = False
@@ -572,9 +574,18 @@ class Blueprint:
 
     @property
     def entry(self) -> str:
-        """The stage a run starts in: `entry_stage` when it names a stage, else the first."""
+        """The entry stage as Leviath's validator and lints resolve it: `entry_stage` when it
+        names a stage, else the first. Its static checks search from here, and its daemon
+        takes the first stage's sandbox and tool permissions from it; runs start at
+        `start_stage` all the same."""
         if self.entry_stage is not None and self.stage(self.entry_stage) is not None:
             return self.entry_stage
+        return self.stages[0].name
+
+    @property
+    def start_stage(self) -> str:
+        """The stage every run starts in: the first declared stage, whatever `entry_stage`
+        says (Leviath's runtime always starts there)."""
         return self.stages[0].name
 
     @property

@@ -1,6 +1,6 @@
 """The IR document: the typed model as versioned JSON, written and read back.
 
-    {"ir_version": 1, "source": {"path": …, "sha256": …}, "blueprint": {…}}
+    {"ir_version": 2, "source": {"path": …, "sha256": …}, "blueprint": {…}}
 
 `blueprint` is the model field by field, converted by `compiler.ir.codec` from the
 dataclass type hints, so a field added to the model is written and read without code here
@@ -20,22 +20,47 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from ..display import json_visible
+from ..reading import read_limited
 from .codec import NON_FINITE, Invalid, codec_for, json_type
 from .model import Blueprint
 
 #: The version this compiler writes. Bump it on any change to the IR's shape or meaning,
 #: and add the step from the previous version to `MIGRATIONS`.
-IR_VERSION = 1
+IR_VERSION = 2
+
+
+def _v1_to_v2(document: dict[str, Any]) -> dict[str, Any]:
+    """v2 drops the gate key `require_region_entries`: Leviath refuses a gate that writes it,
+    so no blueprint it runs can mean it. An unset one (`null`, every IR compiled from a file
+    Leviath loads) goes; a set one had a meaning v2 cannot hold, and is refused by name."""
+    stages = document.get("blueprint", {}).get("stages") if isinstance(document.get("blueprint"), dict) else None
+    for s, stage in enumerate(stages if isinstance(stages, list) else ()):
+        edges = stage.get("transitions") if isinstance(stage, dict) else None
+        for e, edge in enumerate(edges if isinstance(edges, list) else ()):
+            gate = edge.get("gate") if isinstance(edge, dict) else None
+            if not isinstance(gate, dict) or "require_region_entries" not in gate:
+                continue
+            if gate.pop("require_region_entries") is not None:
+                raise IRError(
+                    f"blueprint.stages[{s}].transitions[{e}].gate.require_region_entries: this ir_version 1 "
+                    "document sets a gate key Leviath refuses, which ir_version 2 dropped; compile the "
+                    "blueprint again (it reports the key as rejected-key)"
+                )
+    document["ir_version"] = 2
+    return document
+
 
 #: version N → a function turning an IR document of version N into one of version N + 1.
 #: `load_ir` applies them in order (to a copy of the caller's document), so every version
 #: ever written stays readable.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 _SHA256_HEX = frozenset("0123456789abcdef")
+#: IR files larger than this are not read (the IR of a 10,000-stage blueprint is about 21 MB).
+MAX_IR_BYTES = 256 * 1024 * 1024
 
 
 class IRError(ValueError):
@@ -84,8 +109,9 @@ def encode(value: Any, hint: Any = Blueprint) -> Any:
 
 
 def dumps(ir: dict[str, Any]) -> str:
-    """The canonical text of an IR document: same document, same bytes."""
-    return json.dumps(ir, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The canonical text of an IR document: same document, same bytes. Text is UTF-8, with
+    control, separator and bidi characters escaped (`\\u0085`) like the C0 controls."""
+    return json_visible(json.dumps(ir, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -187,7 +213,9 @@ def _parse(source: Any) -> Any:
     if isinstance(source, str) and not source.strip():  # no path, and no document either
         raise IRError("not an IR document: the text is empty")
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{")):
-        source = Path(source).read_bytes()
+        source = read_limited(source, MAX_IR_BYTES)
+        if len(source) > MAX_IR_BYTES:
+            raise IRError(f"not read: the file is larger than {MAX_IR_BYTES:,} bytes")
     if isinstance(source, (bytes, bytearray)):
         try:
             source = bytes(source).decode("utf-8-sig")

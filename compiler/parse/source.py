@@ -8,15 +8,14 @@ counts lines by `\\n`.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Span
+from ..reading import read_limited
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -103,22 +102,10 @@ class LineIndex:
 
 
 def read_blueprint(path: "str | os.PathLike[str]") -> bytes:
-    """The bytes of a blueprint file, read safely: only a regular file, and never more than
-    one byte past `MAX_FILE_BYTES` (enough for `decode` to report `file-too-large`).
-
-    A FIFO, a device such as /dev/zero or a directory would block, never end or fail late, so
-    they are refused up front with an `OSError`, like a missing or unreadable file.
-    """
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        handle = os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
-    with handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+    """The bytes of a blueprint file, read safely (`compiler.reading`): only a regular file,
+    and never more than one byte past `MAX_FILE_BYTES` (enough for `decode` to report
+    `file-too-large`). A FIFO, a device or a directory is an `OSError`, like a missing file."""
+    return read_limited(path, MAX_FILE_BYTES)
 
 
 def decode(path: str, data: bytes) -> tuple[SourceFile, list[Diagnostic]]:

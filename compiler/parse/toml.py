@@ -172,13 +172,20 @@ def _deep_offset(text: str) -> int:
 
 
 def _too_deep(source: SourceFile, path: tuple | None) -> Diagnostic:
-    line, column = source.lines.position(_deep_offset(source.text))
+    """Where brackets first nest too deep; nesting made with dotted keys and table headers has
+    no such bracket, so then at the first value nested too deep (its key, as far as it goes)."""
+    offset = _deep_offset(source.text)
+    span = None
+    if offset == 0 and path:
+        span = PositionIndex(source.text, source.lines).locate(path[: MAX_DEPTH + 1], prefer="key")[0]
+    if span is None:
+        span = Span.point(*source.lines.position(offset))
     return Diagnostic(
         code="nesting-too-deep",
         severity="error",
         message=f"tables and arrays nest more than {MAX_DEPTH} levels deep here; no blueprint key needs more than a few",
         file=source.path,
         path=tuple(path[: MAX_DEPTH + 1]) if path else (),
-        span=Span.point(line, column),
+        span=span,
         fix="flatten the nested value",
     )

@@ -19,8 +19,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..display import visible, visible_lines
 from ..ir.model import DEFAULT_NUDGE_TEXT
-from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid, visible
+from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid
 from .templating import template_environment
 
 if TYPE_CHECKING:
@@ -252,9 +253,9 @@ def md_block(value: Any) -> str:
 
 
 def prose(value: Any) -> str:
-    """A user string for HTML text (autoescaped later): line breaks kept, other control and
-    format characters (bidi overrides, NUL) spelled as `\\uXXXX` so they cannot reorder the page."""
-    return "".join(c if c.isprintable() or c in "\n\t" else f"\\u{ord(c):04x}" for c in str(value))
+    """A user string for HTML text (autoescaped later): line breaks kept, every other control
+    character (bidi overrides, NUL, U+2028) made visible so it cannot reorder the page."""
+    return visible_lines(str(value).split("\n"))
 
 
 def md_code(value: Any) -> str:

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Literal
 
+from ..display import visible
+
 if TYPE_CHECKING:
     from ..graph import GraphEdge, StageGraph
     from ..ir.model import Edge, Gate, Stage, StuckThresholds
@@ -182,9 +184,6 @@ def gate_summary(gate: "Gate") -> str:
         checks.append(f"require_no_open_items {gate.require_no_open_items}")
     if gate.require_regions:
         checks.append("require_regions " + ", ".join(gate.require_regions))
-    if gate.require_region_entries is not None:
-        entries = gate.require_region_entries
-        checks.append(f"require_region_entries {entries.region} ≥ {entries.at_least}")
     text = ", ".join(checks) or "no check"
     if gate.max_attempts != 3:
         text += f" (max {gate.max_attempts} attempt{'' if gate.max_attempts == 1 else 's'})"
@@ -209,11 +208,6 @@ def shorten(text: str, width: int) -> str:
     """One line of at most `width` characters (whitespace runs collapsed, '…' when cut)."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
-
-
-def visible(text: str) -> str:
-    """`text` with control and format characters (newlines, bidi overrides) spelled as `\\uXXXX`."""
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 # --- Mermaid ------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .diagram import CONDITIONED, Arrow, Node, drawing, visible
+from ..display import visible
+from .diagram import CONDITIONED, Arrow, Node, drawing
 
 if TYPE_CHECKING:
     from ..graph import StageGraph

@@ -17,7 +17,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from html import escape
 
-from .diagram import Arrow, Drawing, Node, node_lines, shorten, visible
+from ..display import visible
+from .diagram import Arrow, Drawing, Node, node_lines, shorten
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 NODE_FONT_SIZE = 12

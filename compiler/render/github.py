@@ -3,8 +3,10 @@
     ::error file=agents/a.leviath,line=4,endLine=4,col=26,endColumn=32,title=blueprint%3A unknown-stage::…
 
 GitHub turns each line into an annotation on the file, shown in the run summary and on the
-pull request diff. Values are escaped as actions/toolkit escapes them, so a hostile stage
-name or path (a newline, a `%`, a comma) cannot end the command early or start another one.
+pull request diff. Text from the blueprint (names in messages, the path) is first made
+visible (`compiler.display`: a newline shows as `␊`, ESC as `␛`), then every value is escaped
+as actions/toolkit escapes it, so a hostile stage name or path (a newline, a `%`, a comma, an
+escape sequence) cannot end the command early, start another one or reach the log raw.
 `col` and `endColumn` are given only for a span on one line: GitHub ignores them otherwise.
 Notes become `::notice`.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..diagnostics import Diagnostic
+from ..display import visible, visible_lines
 from .paths import repository_path
 
 if TYPE_CHECKING:
@@ -33,7 +36,7 @@ def report(results: Sequence["FileResult"], options: "ReportOptions | None" = No
 
 def annotation(d: Diagnostic, path: str) -> str:
     """`::<command> file=…,line=…,…,title=…::<message>` for one finding in file `path`."""
-    properties = [("file", path)]
+    properties = [("file", visible(path))]
     if d.span is not None:
         span = d.span
         properties += [("line", str(span.line)), ("endLine", str(span.end_line))]
@@ -45,14 +48,15 @@ def annotation(d: Diagnostic, path: str) -> str:
 
 
 def _message(d: Diagnostic) -> str:
-    """The message, the fix on a second line, then one line per related place."""
+    """The message, the fix on a second line, then one line per related place: each made
+    visible before the lines are joined, so only these line breaks remain."""
     lines = [d.message]
     if d.fix:
         lines.append(f"fix: {d.fix}")
     for related in d.related:
         where = f"{related.span.line}:{related.span.column}: " if related.span else ""
         lines.append(f"related: {where}{related.message}")
-    return "\n".join(lines)
+    return visible_lines(lines)
 
 
 def escape_data(text: str) -> str:

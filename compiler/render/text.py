@@ -12,11 +12,11 @@ formats.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..diagnostics import Counts, Diagnostic
+from ..display import visible
 from ..parse.source import SourceFile
 
 if TYPE_CHECKING:
@@ -32,22 +32,6 @@ _STYLES = {
     "blue": "\x1b[1;34m",
     "reset": "\x1b[0m",
 }
-
-
-#: Control characters other than tab and newline: written raw they would let a blueprint move
-#: the cursor, clear the screen or set the clipboard of whoever reads the report.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def visible(text: str) -> str:
-    """`text` with each control character shown as its Unicode control picture (ESC as U+241B)
-    or, for C1 controls, U+FFFD: one column each, so carets under a source line still line up."""
-    return _CONTROL.sub(_picture, text) if _CONTROL.search(text) else text
-
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
 
 
 class _Painter:
@@ -88,27 +72,28 @@ def _excerpt(diagnostic: Diagnostic, source: SourceFile, paint: _Painter) -> lis
         return []
     number = str(span.line)
     gutter = " " * len(number)
-    start = _width(text[: span.column - 1])
-    if span.end_line == span.line:
-        width = max(1, _width(text[span.column - 1 : span.end_column - 1]))
-    else:
-        width = max(1, _width(text[span.column - 1 :]))
+    end = span.end_column - 1 if span.end_line == span.line else len(text)
+    start = _width(_shown(text[: span.column - 1]))
+    width = max(1, _width(_shown(text[:end])) - start)
     caret = " " * start + "^" * width
     bar = paint("blue", "|")
     return [
         f"{gutter} {bar}",
-        f"{paint('blue', number)} {bar} {visible(text.expandtabs(4))}",
+        f"{paint('blue', number)} {bar} {_shown(text)}",
         f"{gutter} {bar} {paint(diagnostic.severity, caret)}",
     ]
 
 
+def _shown(line: str) -> str:
+    """A source line (or its start) as the excerpt shows it: tabs expanded, controls visible."""
+    return visible(line.expandtabs(4))
+
+
 def _width(text: str) -> int:
-    """Display width: tabs as 4, wide East Asian characters as 2, combining marks as 0."""
+    """Display width: wide East Asian characters as 2, combining marks as 0."""
     width = 0
     for char in text:
-        if char == "\t":
-            width += 4
-        elif unicodedata.combining(char):
+        if unicodedata.combining(char):
             continue
         elif unicodedata.east_asian_width(char) in ("W", "F"):
             width += 2

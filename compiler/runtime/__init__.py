@@ -14,6 +14,7 @@ host loop.
 
 from __future__ import annotations
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from .actions import (
     Action,
     AskInteraction,
@@ -60,6 +61,7 @@ __all__ = [
     "ChildFinished",
     "ChildStarted",
     "Complete",
+    "DEFAULT_MAX_ITERATIONS",
     "Event",
     "Fail",
     "Flags",

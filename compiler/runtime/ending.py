@@ -3,9 +3,10 @@
 `end_stage` runs the holds in the reference's order — children still running, required
 regions still empty, a final output still owed, a fan-out never started, interaction points
 not yet answered — and each may send the stage back to READY (progress kept) instead of
-letting it go. `resolve` then picks what comes next from the outcome (an error, the iteration
-cap, a stuck interrupt, or none), and `take_edge` checks the edge's gate, applies its
-transform and enters the target.
+letting it go; once the interaction points are answered the holds run again, as in Leviath.
+`resolve` then picks what comes next from the outcome (an error, the iteration cap, a stuck
+interrupt, or none), and `take_edge` checks the edge's gate, applies its transform and
+enters the target.
 """
 
 from __future__ import annotations
@@ -48,7 +49,13 @@ def after_children(run: "Run", outcome: Outcome | None) -> None:
         return
     if _hold_required_output(run, outcome) or _hold_fan_out(run, outcome):
         return
-    if interaction.due(run, outcome):
+    if interaction.due(run):
+        if outcome is not None and outcome.kind == "error":
+            # As in Leviath: the errored run is sent to its interaction point, which is never
+            # opened for a run that is no longer active, so it ends in error there; the stage's
+            # error edge is never consulted.
+            fail(run, outcome.detail)
+            return
         run.set(outcome=outcome)
         interaction.present(run)
         return
@@ -134,7 +141,7 @@ def resolve(run: "Run", outcome: Outcome | None) -> None:
         take_edge(run, edge, gated=False)
         return
     if outcome is not None and outcome.kind == "max_iterations":
-        run.note("error_report", texts.cap_note(stage.name, stage.max_iterations or 0), "cap")
+        run.note("error_report", texts.cap_note(stage.name, table.cap_for(run.state.default_max_iterations)), "cap")
         edge = table.first_edge(visits, "max_iterations")
         if edge is not None:
             take_edge(run, edge, gated=False)
@@ -242,14 +249,16 @@ def move(
     clear: tuple[str, ...] = (),
     summarize: tuple[str, ...] = (),
     gate: str | None = None,
+    carry: tuple[str, ...] = (),
 ) -> None:
-    """Notes, then the transform, then entry; the new stage starts at READY."""
+    """Notes, then the transform, then entry (keeping the `carry` counters); the new stage
+    starts at READY."""
     source = run.state.stage
     notes = run.take_injections()
     cleared = {name: EMPTY_REGION for name in clear if name in run.state.regions}
     if cleared:
         run.set(regions={**run.state.regions, **cleared})
-    run.enter(target)
+    run.enter(target, carry)
     run.set(status="active", reason=None, compact=summarize)
     run.emit(build(TakeEdge, source, target, condition, transform, run.state.visits[target], clear, summarize, gate, notes))
     run.ready()

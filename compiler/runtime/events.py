@@ -184,7 +184,10 @@ def number(value: Any) -> float | None:
     """A finite JSON number (never a bool), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return value if math.isfinite(value) else None
+    try:
+        return value if math.isfinite(value) else None
+    except OverflowError:  # an integer beyond any float
+        return None
 
 
 def whole(value: Any) -> int | None:
@@ -318,7 +321,7 @@ def _opt_whole(value: Any) -> bool:
 
 
 def _opt_number(value: Any) -> bool:
-    return value is None or ((type(value) is int or type(value) is float) and math.isfinite(value))
+    return value is None or ((type(value) is int or type(value) is float) and number(value) is not None)
 
 
 def _count(value: Any) -> bool:

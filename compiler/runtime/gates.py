@@ -1,8 +1,7 @@
 """Edge gates: may the stage leave by this edge yet?
 
 Checks run in a fixed order and the first failing one decides: `require_region_updated`,
-`require_no_open_items`, `require_regions`, `require_region_entries` (a newer reference key,
-placed right after `require_regions`), then `require_modifications` with its escape hatches.
+`require_no_open_items`, `require_regions`, then `require_modifications` with its escape hatches.
 A failing check blocks, with its nudge, while the visit's shared `gate_reentries` is below
 the gate's `max_attempts`; after that the gate gives way and the passage is recorded as
 forced. A region the context window does not hold never blocks.
@@ -60,12 +59,6 @@ def first_failure(ir: Blueprint, stage: Stage, state: RunState, gate: Gate) -> t
     empty = [r for r in gate.require_regions if held(r) and state.region(r).empty]
     if empty:
         return "require_regions", texts.gate_regions_empty(empty)
-
-    wanted = gate.require_region_entries
-    if wanted is not None and held(wanted.region):
-        entries = state.region(wanted.region).entries
-        if entries < wanted.at_least:
-            return "require_region_entries", texts.gate_too_few_entries(wanted.region, entries, wanted.at_least)
 
     if not gate.require_modifications or modifications_evident(ir, stage, state, gate):
         return None

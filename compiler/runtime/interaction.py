@@ -4,9 +4,11 @@ Points are asked in order. An answer is matched against the point's option lists
 then with dashes and whitespace normalised): an abort option cancels the run, an edit
 option adopts the person's text and asks again, a directive option re-runs the stage with
 the directive, anything else approves. Directive and edit rounds at one point are bounded
-(4); past that the stage proceeds. A blank answer approves, unless the point declared
-`unattended = "ask"`, which then stops the run as unanswered. An unattended run (a host
-option) approves `auto_approve` points without asking.
+(4); past that the stage proceeds. Proceeding ends the stage again, so its holds (children,
+required regions, the owed output) run once more before it resolves. An error that ends the
+stage before its points are answered ends the run (see `ending.after_children`). A blank
+answer approves, unless the point declared `unattended = "ask"`, which then stops the run as
+unanswered. An unattended run (a host option) approves `auto_approve` points without asking.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from . import ending, texts
 from .actions import AskInteraction
 from .events import InteractionAnswered
 from .policy import MAX_REVISION_ROUNDS
-from .state import Outcome
 
 if TYPE_CHECKING:
     from .run import Run
@@ -46,12 +47,10 @@ def directive_for(point: InteractionPoint, answer: str) -> str | None:
     return None
 
 
-def due(run: "Run", outcome: Outcome | None) -> bool:
-    """A reviewed stage that did not fail still has a point to ask."""
+def due(run: "Run") -> bool:
+    """A reviewed stage still has a point to ask (whatever the stage's ending)."""
     stage = run.stage
-    if not stage.is_reviewed or (outcome is not None and outcome.kind == "error"):
-        return False
-    return run.state.visit.point_cursor < len(stage.interaction_points)
+    return stage.is_reviewed and run.state.visit.point_cursor < len(stage.interaction_points)
 
 
 def current_point(run: "Run") -> InteractionPoint | None:
@@ -149,8 +148,9 @@ def _edit(run: "Run", point: InteractionPoint, answer: str, edited: str | None) 
 
 
 def proceed(run: "Run") -> None:
-    """Every point is satisfied: the stage resolves with the ending it had."""
+    """Every point is satisfied: the stage ends again with the ending it had, so the holds
+    run once more before it resolves (as in Leviath)."""
     run.visit(point_cursor=len(run.stage.interaction_points))
     outcome = run.state.outcome
     run.set(outcome=None, body=None)
-    ending.resolve(run, outcome)
+    ending.end_stage(run, outcome)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
-from ..ir.model import Blueprint, NudgeConfig
+from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
 from . import ending, interaction, replies, texts
 from .actions import Action, AwaitChildren, AwaitWorkers, Complete, Fail
 from .events import (
@@ -35,7 +35,7 @@ from .events import (
     number,
     sanitize,
 )
-from .policy import no_output_tools
+from .policy import MERGE_CARRIES, no_output_tools
 from .routing import match_reply
 from .run import Run, RunnerError, missing_stage
 from .state import TERMINAL_STATUSES, Flags, RegionSnapshot, RunState, flags_report
@@ -53,21 +53,27 @@ def start(
     regions: Regions | None = None,
     global_nudge: NudgeConfig | None = None,
     unattended: bool = False,
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
 ) -> tuple[RunState, tuple[Action, ...]]:
-    """A new run in the entry stage (`entry_stage`, else the first), asking for its first inference.
+    """A new run in the first declared stage, asking for its first inference.
 
-    `regions`: the context as the host seeded it. When given, the entry stage's first visit
-    gets revision baselines like every later visit. `global_nudge`: the host's own nudge
+    As in Leviath, a run starts at the first declared stage whatever `entry_stage` says, and
+    that first visit takes no revision baselines (a `require_region_updated` gate passes on
+    it). `regions`: the context as the host seeded it. `global_nudge`: the host's own nudge
     layer, below the stage's and the agent's. `unattended`: approve `auto_approve`
-    interaction points without asking.
+    interaction points without asking. `default_max_iterations`: the cap of a stage whose
+    `max_iterations` is unset or 0 (Leviath's daemon default, 50; 0 for none); it is kept in
+    the state, so a resumed run keeps it.
     """
     _check_types(ir)
+    if type(default_max_iterations) is not int or default_max_iterations < 0:
+        raise ValueError(f"default_max_iterations must be an integer of 0 or more, not {default_max_iterations!r}")
     clock = number(now)
     clock = 0 if clock is None else clock
     if not ir.stages:
         state = RunState(stage="", status="error", phase="done", clock=clock, reason="the blueprint has no stages")
         return state, (Fail("", "error", state.reason or "", flags_report(state)),)
-    entry = ir.entry
+    entry = ir.start_stage
     state = RunState(
         stage=entry,
         clock=clock,
@@ -76,10 +82,9 @@ def start(
         regions=_snapshots(regions),
         unattended=bool(unattended),
         global_nudge=global_nudge if isinstance(global_nudge, NudgeConfig) else None,
+        default_max_iterations=default_max_iterations,
     )
     run = Run(ir, state)
-    if regions is not None:
-        run.visit(entry_digests=run.entry_digests(run.stage))
     run.ready()
     return run.state, tuple(run.actions)
 
@@ -234,7 +239,7 @@ def _on_workers(run: Run, event: WorkersFinished) -> None:
     elif stage.mode != "fan_out":  # a fan_out tool call from an ordinary stage: the stage goes on
         run.ready()
     elif config is not None and config.merge_stage and run.ir.stage(config.merge_stage) is not None:
-        ending.move(run, config.merge_stage, condition="merge", transform="direct")
+        ending.move(run, config.merge_stage, condition="merge", transform="direct", carry=MERGE_CARRIES)
     else:
         ending.end_stage(run, None)
 

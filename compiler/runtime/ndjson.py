@@ -14,7 +14,9 @@ One assistant message is one inference. Its tool calls wait for their `tool_resu
 give each call's outcome) and the inference is emitted once they are all in, or when the next
 message starts. Claude Code tool names are mapped to the reference's (`Write` → `write_file`,
 `Bash` → `shell`, …). Lines that are not JSON, or are JSON of no known shape, are counted in
-`skipped` and otherwise ignored: a stream never makes the reader fail.
+`skipped` and otherwise ignored: a stream never makes the reader fail (a line of any shape,
+a `type` that is not a string included). `streamfile.read_event_file` reads a stream from a
+file or a pipe within size bounds.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ class StreamReader:
 
     def feed_line(self, line: str | bytes) -> list[Event]:
         """The events one line completes (often none: a tool call waits for its result)."""
+        if not isinstance(line, (str, bytes, bytearray)):
+            raise TypeError(f"feed_line takes one line as str or bytes, not {type(line).__name__}")
         if not line.strip():
             return []
         try:
@@ -127,7 +131,10 @@ class StreamReader:
         kind = data.get("type")
         if kind == "stream_event" and isinstance(data.get("event"), dict):
             data, kind = data["event"], data["event"].get("type")
-        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
+        if not isinstance(kind, str):  # none, or a list or an object: no known shape
+            self.skipped += 1
+            return []
+        handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             if kind not in _STREAM_TYPES and kind != "system":
                 self.skipped += 1
@@ -377,10 +384,13 @@ def read_events(
     """Every event of a recorded stream, and how many lines were skipped.
 
     `lines` is an open file or any iterable of lines; a whole stream as one `str` or `bytes`
-    is split into lines (iterating it would feed it one character at a time).
+    is split into lines at `\n` (iterating it would feed it one character at a time; U+2028
+    and U+0085 may occur inside a JSON string and end no line).
     """
-    if isinstance(lines, (str, bytes, bytearray)):
-        lines = lines.splitlines()
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    elif isinstance(lines, (bytes, bytearray)):
+        lines = bytes(lines).split(b"\n")
     reader = StreamReader(tool_names)
     events: list[Event] = []
     for line in lines:

@@ -34,6 +34,18 @@ OUTPUT_REENTRY_CAP = 3
 DEFAULT_FAN_OUT_ATTEMPTS = 3
 #: Directive/edit rounds at one interaction point before the stage proceeds anyway.
 MAX_REVISION_ROUNDS = 4
+#: Per-visit counters the fan-out hand-off carries into the merge stage. Leviath's forced
+#: move there resets the visit's progress (iterations, tool calls, gate attempts, nudges,
+#: the stuck watch) but keeps these, so a merge stage that is itself a fan-out stage counts
+#: as fanned out and is never asked to fan out.
+MERGE_CARRIES: tuple[str, ...] = (
+    "required_rounds",
+    "output_rounds",
+    "fan_out_rounds",
+    "fanned_out",
+    "point_cursor",
+    "point_rounds",
+)
 
 
 def within_budget(ir: Blueprint, visits: Mapping[str, int], target: str) -> bool:

@@ -138,15 +138,19 @@ class Run:
                 digests[region] = self.state.region(region).digest
         return digests
 
-    def enter(self, target: str) -> None:
-        """Fresh per-visit progress, one more visit, entry digests (the new stage's view)."""
+    def enter(self, target: str, carry: tuple[str, ...] = ()) -> None:
+        """Fresh per-visit progress, one more visit, entry digests (the new stage's view);
+        `carry` names counters of the visit being left that the new one keeps."""
         table = self.tables.stages.get(target)
         if table is None:
             raise RunnerError(f"stage '{target}' does not exist")
+        kept = {name: getattr(self.state.visit, name) for name in carry}
         visits = {**self.state.visits, target: self.state.visits.get(target, 0) + 1}
         self.set(stage=target, visits=visits, outcome=None, offer=(), body=None)
         self.table = table
         self.set(visit=Visit(entry_digests=self.entry_digests(table.stage)))
+        if kept:
+            self.visit(**kept)
 
     # --- READY ----------------------------------------------------------------------------------
 
@@ -158,7 +162,8 @@ class Run:
             return
         table = self.table
         assert table is not None  # `step` checked the stage
-        if table.cap and state.visit.iterations >= table.cap:
+        cap = table.cap_for(state.default_max_iterations)
+        if cap and state.visit.iterations >= cap:
             self.flag(max_iterations_hit=state.flags.max_iterations_hit + 1)
             ending.end_stage(self, Outcome("max_iterations"))
             return

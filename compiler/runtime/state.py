@@ -13,10 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.model import NudgeConfig
+from ..ir.model import DEFAULT_MAX_ITERATIONS, NudgeConfig
 from .events import Event
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+#: Versions `from_json` reads. Version 1 predates `default_max_iterations`: its runs had no
+#: default cap, and read back they keep none.
+READABLE_STATE_VERSIONS: tuple[int, ...] = (1, 2)
 
 STATUSES: tuple[str, ...] = ("active", "waiting", "paused", "complete", "error", "cancelled")
 TERMINAL_STATUSES: frozenset[str] = frozenset({"complete", "error", "cancelled"})
@@ -154,6 +157,8 @@ class RunState:
     #: Host options fixed at start.
     unattended: bool = False
     global_nudge: NudgeConfig | None = None
+    #: The iteration cap of a stage whose `max_iterations` is unset or 0 (0: none).
+    default_max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     @property
     def terminal(self) -> bool:

@@ -10,13 +10,19 @@ the reader below builds records in that order (tests compare `to_json` with `to_
 
 Reading checks a record's plain fields with one lookup per record whenever their types have
 been seen before, and runs a per-field reader only for containers and enumerations. Anything
-unusual (a missing or extra field, keys out of order, a wrong type) takes the field-by-field
-path, which decides what is accepted and which error is raised.
+unusual (a missing or extra field, keys out of order, a wrong type, a value out of range)
+takes the field-by-field path, which decides what is accepted and which error is raised.
+
+Ranges are part of each field's reader, so a new field states its range in its one line of
+the tables below: `_count` (a non-negative integer: every counter, index and total),
+`_finite` (a finite number: the clock), `_count_map` (names → counts). A saved state that
+breaks one is a `StateError` naming the field, never a run that counts from -1000.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import MISSING, fields
 from operator import itemgetter
 from typing import Any, Callable, get_args
@@ -25,6 +31,7 @@ from ..ir.model import NudgeConfig
 from .events import Event, event_from_dict, event_to_dict
 from .state import (
     PHASES,
+    READABLE_STATE_VERSIONS,
     STATE_VERSION,
     STATUSES,
     Flags,
@@ -119,12 +126,6 @@ _NUM, _STR, _LIST, _DICT = (int, float), (str,), (list,), (dict,)
 _NONE = type(None)
 
 
-def _int(value: Any, what: str) -> int:
-    if type(value) is not int:
-        raise StateError(f"{what} has the wrong type")
-    return value
-
-
 def _str(value: Any, what: str) -> str:
     if type(value) is not str:
         raise StateError(f"{what} has the wrong type")
@@ -137,16 +138,33 @@ def _bool(value: Any, what: str) -> bool:
     return value
 
 
-def _num(value: Any, what: str) -> float:
-    return _check(value, _NUM, what)
+def _count(value: Any, what: str) -> int:
+    if type(value) is not int:
+        raise StateError(f"{what} has the wrong type")
+    if value < 0:
+        raise StateError(f"{what} must not be negative (got {value})")
+    return value
+
+
+def _is_finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond any float
+        return False
+
+
+def _finite(value: Any, what: str) -> float:
+    if not _is_finite(_check(value, _NUM, what)):
+        raise StateError(f"{what} must be a finite number (got {str(value)[:30]})")
+    return value
+
+
+def _opt_finite(value: Any, what: str) -> float | None:
+    return None if value is None else _finite(value, what)
 
 
 def _opt_str(value: Any, what: str) -> str | None:
     return None if value is None else _check(value, _STR, what)
-
-
-def _opt_num(value: Any, what: str) -> float | None:
-    return None if value is None else _check(value, _NUM, what)
 
 
 # The container checks compare the set of element types (built in C) with the one allowed:
@@ -160,11 +178,13 @@ def _strs(value: Any, what: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _int_map(value: Any, what: str) -> dict[str, int]:
+def _count_map(value: Any, what: str) -> dict[str, int]:
     if type(value) is not dict or (
         value and (set(map(type, value)) != _ONLY_STR or set(map(type, value.values())) != _ONLY_INT)
     ):
         raise StateError(f"{what} has the wrong type")
+    if value and min(value.values()) < 0:
+        raise StateError(f"{what} must hold no negative count (got {min(value.values())})")
     return value.copy()
 
 
@@ -188,12 +208,13 @@ def _pairs(value: Any, what: str) -> tuple[tuple[str, str], ...]:
 #: Readers that accept exactly these types and return the value itself: a field read by one
 #: needs no call once its type is known to be right.
 _SCALAR: dict[Reader, frozenset[type]] = {
-    _int: frozenset({int}),
     _str: frozenset({str}),
     _bool: frozenset({bool}),
-    _num: frozenset({int, float}),
     _opt_str: frozenset({str, _NONE}),
-    _opt_num: frozenset({int, float, _NONE}),
+    # These check a range too (see `_record`).
+    _count: frozenset({int}),
+    _finite: frozenset({int, float}),
+    _opt_finite: frozenset({int, float, _NONE}),
 }
 
 
@@ -223,6 +244,9 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
     #: Type patterns of the scalar fields known to be right (a bounded set: each field
     #: allows at most three types).
     good: set[tuple[type, ...]] = set()
+    in_range = _range_check(tuple(name for name in scalar_names if readers[name] is _count), tuple(
+        name for name in scalar_names if readers[name] in (_finite, _opt_finite)
+    ))
     slow = _field_by_field(cls, names, readers)
 
     def read(data: Any, what: str) -> Any:
@@ -236,6 +260,8 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
             if not all(kind in types for kind, types in zip(kinds, allowed)):
                 return slow(data, what)  # raises, naming the first wrong field
             good.add(kinds)
+        if in_range is not None and not in_range(data):
+            return slow(data, what)  # raises, naming the first field out of range
         values = data.copy()  # the fields in order (the keys were compared): one C call
         if ignored is not None and ignored in values:
             del values[ignored]
@@ -246,6 +272,25 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
         return record
 
     return read
+
+
+def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict], bool] | None:
+    """Whether a record's scalar fields are in range (their types already known right): the
+    counts all at once with `min`, the few finite numbers one by one. None: nothing to check."""
+    get_counts = itemgetter(*counts) if len(counts) > 1 else (lambda data: (data[counts[0]],)) if counts else None
+    if get_counts is None and not finite:
+        return None
+
+    def check(data: dict) -> bool:
+        if get_counts is not None and min(get_counts(data)) < 0:
+            return False
+        for name in finite:
+            value = data[name]
+            if value is not None and not _is_finite(value):
+                return False
+        return True
+
+    return check
 
 
 def _field_by_field(cls: type, names: tuple[str, ...], readers: dict[str, Reader]) -> Reader:
@@ -260,7 +305,7 @@ def _field_by_field(cls: type, names: tuple[str, ...], readers: dict[str, Reader
         values: dict[str, Any] = {}
         for name, reader, factory, default in spec:
             if name in data:
-                values[name] = reader(data[name], name)
+                values[name] = reader(data[name], name if what == "state" else f"{what}.{name}")
             elif factory is not None:
                 values[name] = factory()
             elif default is not MISSING:
@@ -304,7 +349,7 @@ def _nudge(data: Any, what: str) -> NudgeConfig | None:
     enabled, most, text = data.get("enabled"), data.get("max"), data.get("text")
     return NudgeConfig(
         enabled=None if enabled is None else _bool(enabled, what),
-        max=None if most is None else _int(most, what),
+        max=None if most is None else _count(most, f"{what}.max"),
         text=_opt_str(text, what),
     )
 
@@ -335,11 +380,11 @@ _read_visit = _record(
         **dict.fromkeys(
             "iterations tool_calls nudges modifications blocked_modifications gate_reentries "
             "required_rounds output_rounds fan_out_rounds point_cursor point_rounds model_index".split(),
-            _int,
+            _count,
         ),
-        "edits": _int_map,
+        "edits": _count_map,
         "entry_digests": _str_map,
-        "stuck_since": _opt_num,
+        "stuck_since": _opt_finite,
         "stuck_fired": _bool,
         "fanned_out": _bool,
     },
@@ -350,7 +395,7 @@ _read_flags = _record(
         **dict.fromkeys(
             "max_iterations_hit gates_forced output_forced splits_degraded modified_file_count "
             "searches_run searches_empty".split(),
-            _int,
+            _count,
         ),
         "required_regions_abandoned": _strs,
         "modified_files": _strs,
@@ -358,17 +403,17 @@ _read_flags = _record(
         "no_output_tools": _bool,
     },
 )
-_read_snapshot = _record(RegionSnapshot, {"hash": _str, "entries": _int, "open_items": _pairs})
+_read_snapshot = _record(RegionSnapshot, {"hash": _str, "entries": _count, "open_items": _pairs})
 _read_state = _record(
     RunState,
     {
         "stage": _str,
         "status": _status,
         "phase": _member(PHASES),
-        "clock": _num,
-        "iteration": _int,
-        "requests": _int,
-        "visits": _int_map,
+        "clock": _finite,
+        "iteration": _count,
+        "requests": _count,
+        "visits": _count_map,
         "visit": _read_visit,
         "flags": _read_flags,
         "final_output": _opt_str,
@@ -385,6 +430,7 @@ _read_state = _record(
         "done_via": _opt_str,
         "unattended": _bool,
         "global_nudge": _nudge,
+        "default_max_iterations": _count,
     },
     ignored="state_version",
 )
@@ -395,13 +441,17 @@ def read_state(data: Any) -> RunState:
     if not isinstance(data, dict):
         raise StateError("a run state is a JSON object")
     version = data.get("state_version")
-    if version != STATE_VERSION:
-        raise StateError(f"unsupported state_version {version!r} (this runner reads {STATE_VERSION})")
+    if type(version) is not int or version not in READABLE_STATE_VERSIONS:
+        readable = ", ".join(map(str, READABLE_STATE_VERSIONS))
+        raise StateError(f"unsupported state_version {version!r} (this runner reads {readable})")
     if "stage" not in data:
         raise StateError("a run state names its stage")
     try:
-        return _read_state(data, "state")
+        state = _read_state(data, "state")
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, StateError):
             raise
         raise StateError(f"malformed run state: {exc}") from exc
+    if version == 1 and "default_max_iterations" not in data:
+        state.__dict__["default_max_iterations"] = 0  # a fresh record of ours: no default cap then
+    return state

@@ -40,6 +40,7 @@ class StageTable:
     __slots__ = (
         "stage",
         "cap",
+        "takes_default",
         "by_condition",
         "stuck",
         "normal",
@@ -59,9 +60,10 @@ class StageTable:
 
     def __init__(self, ir: Blueprint, stage: Stage, limits: Mapping[str, int | None]) -> None:
         self.stage = stage
-        #: The iteration cap READY enforces (0: none; a fan-out stage is never capped).
-        cap = stage.max_iterations or 0
-        self.cap = cap if stage.mode != "fan_out" and cap > 0 else 0
+        #: The stage's own iteration cap (0: none; a fan-out stage is never capped), and
+        #: whether the run's default cap applies instead (`cap_for`).
+        self.cap = stage.iteration_cap(0)
+        self.takes_default = stage.mode != "fan_out" and self.cap == 0
         grouped: dict[str, list[BudgetedEdge]] = {}
         for edge in stage.edges():
             if edge.target in limits:
@@ -92,6 +94,10 @@ class StageTable:
         self.models = tuple(stage_model(stage, i) for i in range(len(stage.model.entries))) or (stage_model(stage, 0),)
         self.hints = {e.target: e.hint for e in stage.edges()}
         self._routes: dict[tuple[str, ...], tuple[tuple[RouteOption, ...], str]] = {}
+
+    def cap_for(self, default: int) -> int:
+        """`Stage.iteration_cap`: the cap READY enforces in a run whose default cap is `default`."""
+        return default if self.takes_default else self.cap
 
     def model(self, index: int) -> tuple[str, str]:
         """`policy.stage_model`: (provider, model) of the stage's model number `index`."""

@@ -43,7 +43,10 @@ def required_output(stage: str) -> str:
 
 
 def fan_out_missing(stage: str) -> str:
-    return f"stage '{stage}' must split its work with the fan_out tool before it can finish"
+    return (
+        f"stage '{stage}' must split its work with the fan_out tool before it can finish; if there is "
+        "nothing to hand out, call fan_out with an empty items list, which moves the run on without workers"
+    )
 
 
 # --- gate messages ---------------------------------------------------------------------------
@@ -67,10 +70,6 @@ def gate_regions_empty(regions: Iterable[str]) -> str:
     if len(regions) == 1:
         return f"region '{regions[0]}' is still empty; write it with context_write before moving on"
     return f"regions {quoted(regions)} are still empty; write them with context_write before moving on"
-
-
-def gate_too_few_entries(region: str, entries: int, at_least: int) -> str:
-    return f"region '{region}' holds {entries} entr{'y' if entries == 1 else 'ies'}; at least {at_least} are needed before moving on"
 
 
 def gate_no_modifications(stage: str) -> str:

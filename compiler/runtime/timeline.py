@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
+from ..display import json_visible, visible_lines
 from ..ir.model import Blueprint
 from .actions import (
     Action,
@@ -116,7 +117,9 @@ def render_text(ir: Blueprint, trace: Trace) -> str:
             lines.extend(pad + line for line in describe_action(action))
     lines.append("")
     lines.extend(_summary(ir, trace))
-    return "\n".join(lines) + "\n"
+    # Names, paths and texts come from the blueprint and the event stream: each line is made
+    # visible on its own, so none of them can start a line or send a control sequence.
+    return visible_lines(lines) + "\n"
 
 
 def _ignored(entry: Entry) -> str:
@@ -264,4 +267,4 @@ def render_json(ir: Blueprint, trace: Trace) -> str:
         ],
         "result": result,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_visible(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"

@@ -11,7 +11,11 @@ Schema annotations that steer it (ignored by other tools, Draft-07 valid):
 `x-strict` (an unknown key here is refused by the reference, not ignored), `x-hints` (a fix
 for a known misplaced key), `x-key-noun` (what the keys of a table are: "hook"),
 `x-values` / `x-values-note` (the values of an enumeration checked by `pattern`, such as the
-case-insensitive tool policies), `title` (what a value is: "stage mode").
+case-insensitive tool policies), `title` (what a value is: "stage mode"), `x-on-wrong-type`
+(what the reference does with a value of another type: `refuses:P8` names the rule that
+refuses the file; `defaults` and `no-seed` mark values it reads with a meaning, reported by
+the lint rules `non-canonical-value` and `region-seed-not-understood` instead; unmarked, it
+reads the value as absent).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from .describe import dotted, expected_type, join_values, preview, suggest, tabl
 from .precheck import is_valid
 from .validator import blueprint_validator, iter_schema_errors
 
+#: `x-on-wrong-type` outcomes where the reference reads a value of another type with a meaning.
+READ_WITH_A_MEANING = ("defaults", "no-seed")
 #: A table with more keys than this is not listed in full in a fix hint.
 _LIST_KEYS_UP_TO = 12
 
@@ -71,6 +77,8 @@ def _translate(error: Any) -> list[Finding]:
     instance = error.instance
     keyword = error.validator
     if keyword in ("type", "x-toml-type"):
+        if schema.get("x-on-wrong-type") in READ_WITH_A_MEANING:
+            return []  # the reference gives it a meaning: a lint rule reports it, with its meaning
         return [_wrong_type(path, instance, schema)]
     if keyword == "enum":
         if not isinstance(instance, str):

@@ -113,7 +113,10 @@ define(
     rationale=(
         "Stage tables, a stage's `context`, `tool_routing` and its table-form overrides, "
         "edges, gates and `hooks` are strict: the reference refuses to load a file with an "
-        "unknown key there. The fix suggests the key that was probably meant."
+        "unknown key there. The fix suggests the key that was probably meant, or names the "
+        "current spelling of a key earlier Leviath versions read: a stage's "
+        "`tool_result_routing` is now `tool_routing` (the same table), and `next_stage` is "
+        "written as a transition."
     ),
     example=(
         '[agent]\nname = "t"\n\n[stages.work]\nmax_iteration = 10\n\n'
@@ -123,8 +126,12 @@ define(
         '[agent]\nname = "t"\n\n[stages.work]\nmax_iterations = 10\n\n'
         "[stages.work.transitions.done]\ncondition = \"error\"\n\n[stages.done]"
     ),
-    fix="remove the key or correct its spelling",
+    fix=(
+        "remove the key or correct its spelling; `blueprint validate --fix` renames the old "
+        "stage key `tool_result_routing` to `tool_routing`, and leaves every other key to you"
+    ),
     leviath="P3, P10, P12, P21, P24, P26, P27",
+    fixable=True,
 )
 
 define(
@@ -153,9 +160,8 @@ define(
     summary="A table lacks a key it cannot work without.",
     rationale=(
         "Some tables mean nothing without one of their keys: a seed tool call needs the "
-        "tool's `name`, and a gate's `require_region_entries` needs both `region` and "
-        "`at_least`. The reference silently drops such a table, so the seed or the gate "
-        "condition the author wrote never applies."
+        "tool's `name`. The reference silently drops such a table, so the seed the author "
+        "wrote never applies."
     ),
     example=(
         '[agent]\nname = "t"\n\n[context.regions.notes]\nkind = "pinned"\n'

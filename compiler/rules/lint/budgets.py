@@ -27,13 +27,15 @@ define(
     "stuck-threshold-after-cap",
     severity="warning",
     family=FAMILY,
-    summary="`stuck_after_iterations` is at or above the stage's `max_iterations`, so it never trips.",
+    summary="`stuck_after_iterations` is at or above the stage's iteration cap, so it never trips.",
     rationale=(
         "Before each inference the runner checks the iteration cap first and stuck detection "
-        "second. With `stuck_after_iterations` ≥ `max_iterations` the cap ends the stage on "
+        "second. With `stuck_after_iterations` at or above the cap the cap ends the stage on "
         "the very turn the threshold would have tripped, so the stuck edge (with its report "
         "and its recovery stage) never fires on that count, and a churning stage is cut off "
-        "by the cap instead. Fan-out stages are exempt: the cap does not apply to them."
+        "by the cap instead. The cap is the stage's `max_iterations`, or, when that is unset "
+        "or 0, the default cap (`default-max-iterations`, 50 unless configured, as Leviath's "
+        "daemon applies it). Fan-out stages are exempt: no cap applies to them."
     ),
     example=_blueprint(
         declared("implement"),
@@ -53,43 +55,40 @@ define(
         declared("review"),
         "[stages.review.transitions]",
     ),
-    fix="set stuck_after_iterations below max_iterations, or raise max_iterations",
+    fix="set stuck_after_iterations below the stage's iteration cap, or raise max_iterations",
 )
 
 define(
     "max-iterations-edge-without-cap",
     severity="warning",
     family=FAMILY,
-    summary='An edge with `condition = "max_iterations"` leaves a stage that has no iteration cap.',
+    summary='An edge with `condition = "max_iterations"` leaves a stage that no iteration cap ends.',
     rationale=(
-        "A `max_iterations` edge is taken when the stage hits its `max_iterations` cap. A "
-        "stage without a cap (unset or 0), or a fan-out stage (the cap never applies to "
-        "them), never hits it, so the edge is never taken and a stage that keeps working is "
-        "never handed to the stage meant to take over."
+        "A `max_iterations` edge is taken when the stage hits its iteration cap. A stage with "
+        "`max_iterations` unset or 0 takes the default cap (`default-max-iterations`, 50 "
+        "unless configured, as Leviath's daemon applies it), so its edge fires after that "
+        "many turns. A fan-out stage (no cap ever applies to it), or a stage without its own "
+        "cap when the default is 0, never hits one, so the edge is never taken and a stage "
+        "that keeps working is never handed to the stage meant to take over."
     ),
     example=_blueprint(
-        declared("research", max_iterations=0),
-        "[stages.research.transitions.write]",
-        '[stages.research.transitions.summarize]\ncondition = "max_iterations"',
-        declared("summarize"),
-        "[stages.summarize.transitions]",
-        declared("write"),
-        "[stages.write.transitions]",
+        declared("split", 'worker_agent = "helper"\nmerge_stage = "merge"', mode="fan_out", max_iterations=None),
+        '[stages.split.transitions.error_report]\ncondition = "error"',
+        '[stages.split.transitions.merge]\ncondition = "max_iterations"',
+        declared("merge"),
+        "[stages.merge.transitions]",
+        declared("error_report"),
+        "[stages.error_report.transitions]",
     ),
     example_fixed=_blueprint(
-        declared("research"),
-        "[stages.research.transitions.write]",
-        '[stages.research.transitions.summarize]\ncondition = "max_iterations"',
-        declared("summarize"),
-        "[stages.summarize.transitions]",
-        declared("write"),
-        "[stages.write.transitions]",
+        declared("split", 'worker_agent = "helper"\nmerge_stage = "merge"', mode="fan_out", max_iterations=None),
+        '[stages.split.transitions.error_report]\ncondition = "error"',
+        declared("merge"),
+        "[stages.merge.transitions]",
+        declared("error_report"),
+        "[stages.error_report.transitions]",
     ),
     fix="set max_iterations on the stage, or remove the edge",
-    differs=(
-        "Leviath's daemon gives a stage without max_iterations a default cap of 50, so there "
-        "the edge fires after 50 turns; our runner, like Leviath's bare runtime, sets no cap."
-    ),
 )
 
 define(
@@ -130,14 +129,20 @@ define(
     "shadowed-edge",
     severity="warning",
     family=FAMILY,
-    summary="A conditioned edge is never taken: an earlier edge with the same condition always wins.",
+    summary=(
+        "In declaration order, a conditioned edge is never taken: an earlier edge with the same "
+        "condition always wins."
+    ),
     rationale=(
-        "For an error, dead end, iteration cap or stuck interrupt the runner takes the first "
-        "edge of that condition whose target is within its revisit budget. When an earlier "
-        "one leads to a stage without `max_revisits`, it is always available, so every later "
-        "edge with the same condition is dead; for `stuck` edges their thresholds are never "
-        "even evaluated. The author's second recovery path, or second stuck watch, does not "
-        "exist."
+        "For an error, dead end, iteration cap or stuck interrupt our stage-runner takes the "
+        "first edge of that condition, in declaration order, whose target is within its "
+        "revisit budget. When an earlier one leads to a stage without `max_revisits`, it is "
+        "always available, so every later edge with the same condition is dead in "
+        "`blueprint run` and `blueprint check`; for `stuck` edges their thresholds are never "
+        "even evaluated. Leviath has no such order: it picks among the edges in hash-map "
+        "order, which changes from process to process, so there either edge may be taken "
+        "(`ambiguous-edge-order` reports that). Either way the author's second recovery path, "
+        "or second stuck watch, is not what it seems."
     ),
     example=_blueprint(
         declared("work"),
@@ -170,18 +175,21 @@ define(
 
 @check("stuck-threshold-after-cap", family=FAMILY)
 def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
+    default = ctx.settings.default_max_iterations
     for stage, edge in edges(ctx):
-        stuck, cap = edge.stuck, stage.max_iterations
+        stuck, cap = edge.stuck, stage.iteration_cap(default)
         if edge.condition != "stuck" or stuck is None or stuck.iterations is None:
             continue
-        if stage.mode == "fan_out" or not cap or stuck.iterations < cap:
+        if not cap or stuck.iterations < cap:
             continue
         others = any(v is not None for v in (stuck.minutes, stuck.same_file_edits, stuck.tool_calls))
         tail = "" if others else ", and it is the edge's only threshold, so the edge never fires"
+        own = bool(stage.max_iterations)
+        stops = f"max_iterations = {cap}" if own else f"the default cap of {cap} (default-max-iterations)"
         yield ctx.report(
             "stuck-threshold-after-cap",
             f"stuck_after_iterations = {stuck.iterations} on the stuck transition from '{stage.name}' to "
-            f"'{edge.target}' never trips: stage '{stage.name}' stops at max_iterations = {cap} first "
+            f"'{edge.target}' never trips: stage '{stage.name}' stops at {stops} first "
             f"(the cap is checked before stuck detection){tail}",
             edge_path(stage.name, edge.target) + ("stuck_after_iterations",),
             fix=f"set stuck_after_iterations below {cap}, or raise max_iterations",
@@ -190,17 +198,15 @@ def check_stuck_after_cap(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 @check("max-iterations-edge-without-cap", family=FAMILY)
 def check_uncapped_max_iterations_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
+    default = ctx.settings.default_max_iterations
     for stage, edge in edges(ctx):
-        if edge.condition != "max_iterations":
+        if edge.condition != "max_iterations" or stage.iteration_cap(default):
             continue
         if stage.mode == "fan_out":
             why = "fan-out stages are never capped"
-        elif stage.max_iterations is None:
-            why = f"stage '{stage.name}' sets no max_iterations, so no cap ever ends it"
-        elif stage.max_iterations == 0:
-            why = f"stage '{stage.name}' has max_iterations = 0, which means no cap"
         else:
-            continue
+            own = "sets no max_iterations" if stage.max_iterations is None else "has max_iterations = 0"
+            why = f"stage '{stage.name}' {own} and default-max-iterations is 0, so no cap ever ends it"
         yield ctx.report(
             "max-iterations-edge-without-cap",
             f"the max_iterations transition from '{stage.name}' to '{edge.target}' is never taken: {why}",
@@ -222,7 +228,7 @@ def check_spent_targets(ctx: RuleContext) -> Iterator[Diagnostic]:
         if edge.target == stage.name:
             why = f"'{stage.name}' has max_revisits = 0, so it can never be re-entered"
         elif edge.target == graph.entry:
-            why = f"'{edge.target}' has max_revisits = 0 and, as the entry stage, has had its one visit"
+            why = f"'{edge.target}' has max_revisits = 0 and, as the stage every run starts in, has had its one visit"
         else:
             why = (
                 f"'{edge.target}' has max_revisits = 0 and every run reaches '{stage.name}' through it, "
@@ -259,8 +265,9 @@ def check_shadowed_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
                 tail = ", and its thresholds are never evaluated" if condition == "stuck" else ""
                 yield ctx.report(
                     "shadowed-edge",
-                    f"the {condition} transition from '{stage.name}' to '{edge.target}' is never taken: "
-                    f"the {condition} transition to '{winner.target}' comes first and is always available "
-                    f"('{winner.target}' has no max_revisits){tail}",
+                    f"in declaration order, the {condition} transition from '{stage.name}' to '{edge.target}' "
+                    f"is never taken: the {condition} transition to '{winner.target}' comes first and is always "
+                    f"available ('{winner.target}' has no max_revisits){tail}; Leviath's order is not this one "
+                    "(ambiguous-edge-order)",
                     edge_path(stage.name, edge.target),
                 )

@@ -58,22 +58,25 @@ define(
     "stage-missing-max-iterations",
     severity="warning",
     family=FAMILY,
-    summary="A stage has no iteration cap (`max_iterations` absent or 0).",
+    summary="A stage sets no iteration cap of its own (`max_iterations` absent or 0).",
     rationale=(
-        "Without `max_iterations` (or with 0, which means no cap) a stage that never finishes "
-        "keeps calling the model until the user's configured default stops it, if one is set. "
-        "A cap the stage should never reach turns a runaway loop into a bounded failure that a "
-        "`max_iterations` edge can handle. Fan-out stages run no inference of their own and "
-        "are exempt."
+        "Without `max_iterations` (or with 0, which Leviath's daemon reads as unset) a stage "
+        "that never finishes keeps calling the model until the user's default cap stops it: "
+        "`[limits] default_max_iterations` in the Leviath configuration, 50 unless changed, "
+        "and none at all if set to 0 (our `default-max-iterations` setting models it). How "
+        "long the stage may run is then the user's setting, not the blueprint's. A cap the "
+        "stage should never reach turns a runaway loop into a bounded failure that a "
+        "`max_iterations` edge can handle. Fan-out stages are exempt: no cap applies to them."
     ),
     example=f'[stages.draft]\nmode = "autonomous"\n{MODEL}',
     example_fixed=stage_example("draft"),
     fix="set a max_iterations the stage should never reach",
     leviath="stage-missing-max-iterations",
     differs=(
-        "Leviath accepts max_iterations = 0, which its runtime treats as no cap. It also warns "
-        "about the default stage it injects into a file that declares no stages; we do not, as "
-        "for the mode and model of that stage."
+        "Leviath's lint asks only whether max_iterations is set, so max_iterations = 0 passes "
+        "it, although its daemon replaces 0 with the default cap as it does an unset value. It "
+        "also warns about the default stage it injects into a file that declares no stages; we "
+        "do not, as for the mode and model of that stage."
     ),
 )
 
@@ -128,9 +131,11 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
     # treat settings absent from the text as declared, so a fragment stays quiet.
     written = raw_table(ctx, ("stages",))
     for stage in ctx.blueprint.stages:
-        raw = written.get(stage.name)
+        if stage.name not in written:
+            continue
+        raw = written[stage.name]
         if not isinstance(raw, dict):
-            continue  # a stage that is not a table is the schema layer's finding
+            raw = {}  # read as a stage with every key at its default (non-canonical-value says so)
         path = stage_path(stage.name)
         if "mode" not in raw:
             yield ctx.report(
@@ -156,18 +161,21 @@ def check_declarations(ctx: RuleContext) -> Iterator[Diagnostic]:
         if stage.mode == "fan_out":
             continue
         cap = raw.get("max_iterations")
+        default = ctx.settings.default_max_iterations
+        if default:
+            bound = f"so it runs until the user's default cap stops it (default-max-iterations, {default} here)"
+        else:
+            bound = "and default-max-iterations is 0, so nothing bounds how often it calls the model"
         if "max_iterations" not in raw:
             yield ctx.report(
                 "stage-missing-max-iterations",
-                f"stage '{stage.name}' has no max_iterations, so nothing bounds how often it calls the "
-                "model unless the user's configuration does",
+                f"stage '{stage.name}' has no max_iterations, {bound}",
                 path,
             )
         elif is_int(cap) and cap == 0:
             yield ctx.report(
                 "stage-missing-max-iterations",
-                f"stage '{stage.name}': max_iterations = 0 means no cap, so nothing bounds how often it "
-                "calls the model",
+                f"stage '{stage.name}': max_iterations = 0 counts as unset, {bound}",
                 path + ("max_iterations",),
                 anchor="value",
             )

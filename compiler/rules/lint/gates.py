@@ -45,8 +45,8 @@ define(
     summary="A gate sets no check, so it never holds the stage.",
     rationale=(
         "A gate holds a stage only through its checks: `require_modifications`, "
-        "`require_regions`, `require_region_updated`, `require_no_open_items` or "
-        "`require_region_entries`. `message`, `region`, `tools` and `max_attempts` only shape "
+        "`require_regions`, `require_region_updated` or `require_no_open_items`. "
+        "`message`, `region`, `tools` and `max_attempts` only shape "
         "those checks. A gate with none of the checks (`gate = {}`, or a message alone) lets "
         "every transition through, although it reads as a condition."
     ),
@@ -88,7 +88,6 @@ _CHECK_KEYS = (
     "require_regions",
     "require_region_updated",
     "require_no_open_items",
-    "require_region_entries",
 )
 _SHAPING_KEYS = ("message", "region", "tools", "max_attempts")
 _CHECKS = ", ".join(_CHECK_KEYS[:-1]) + " or " + _CHECK_KEYS[-1]

@@ -25,15 +25,15 @@ define(
     "unreachable-stage",
     severity="warning",
     family=FAMILY,
-    summary="No run can reach the stage from the entry stage.",
+    summary="No run can reach the stage from the first declared stage, where runs start.",
     rationale=(
-        "A stage that no transition, fall-through or fan-out hand-off leads to from the entry "
-        "stage never runs: its prompt, tools and edges are dead weight, and usually an edge "
-        "meant to reach it is missing or misspelt. Every kind of edge counts, whatever its "
-        "condition, so the warning means no run at all can get there. The check runs in "
-        "linear and graph mode alike; in a linear blueprint only the stages before a "
-        "non-first `entry_stage` can be unreachable. Output stages are left to "
-        "`output-unreachable`, which reports them as errors."
+        "A stage that no transition, fall-through or fan-out hand-off leads to from the "
+        "first declared stage (where every run starts, whatever `entry_stage` says) never "
+        "runs: its prompt, tools and edges are dead weight, and usually an edge meant to "
+        "reach it is missing or misspelt. Every kind of edge counts, whatever its condition, "
+        "so the warning means no run at all can get there. The check runs in linear and "
+        "graph mode alike. Output stages are left to `output-unreachable`, which reports "
+        "them as errors."
     ),
     example=_blueprint(
         declared("plan"),
@@ -55,7 +55,8 @@ define(
     leviath="unreachable-stage",
     differs=(
         "Leviath's lint ignores linear fall-through, so it reports stages the runtime does "
-        "enter; it only runs in graph mode, and it reports output stages here too."
+        "enter; it searches from `entry_stage` although its runtime starts at the first "
+        "declared stage; it only runs in graph mode, and it reports output stages here too."
     ),
 )
 
@@ -113,10 +114,10 @@ define(
     summary='No run can enter a `mode = "output"` stage.',
     rationale=(
         "An output stage is where a run hands back its answer with `submit_output`. If no "
-        "path from the entry stage leads to it, no run ever produces that answer, and since "
-        "the stage requires an output, a run that ends normally without one ends in error. "
-        "Paths count every transition, linear fall-through and fan-out hand-off; the entry "
-        "stage (`entry_stage`, else the first declared) is reached by definition."
+        "path from the first declared stage (where every run starts) leads to it, no run ever "
+        "produces that answer, and since the stage requires an output, a run that ends "
+        "normally without one ends in error. Paths count every transition, linear "
+        "fall-through and fan-out hand-off."
     ),
     example=_blueprint(
         declared("research"),
@@ -137,8 +138,8 @@ define(
     differs=(
         "Leviath's lint ignores fall-through and fan-out hand-offs (a linear "
         "`work → report` blueprint gets this error), counts an edge from a stage that is "
-        "itself unreachable, and counts the first declared stage as reached even when "
-        "`entry_stage` names another."
+        "itself unreachable, and counts the stage `entry_stage` names as reached although "
+        "runs start at the first declared stage."
     ),
 )
 
@@ -181,13 +182,15 @@ define(
     "entry-stage-not-first",
     severity="warning",
     family=FAMILY,
-    summary="`entry_stage` names a stage that is not declared first.",
+    summary="`entry_stage` names a stage that is not declared first, but runs start at the first.",
     rationale=(
-        "Our stage-runner starts a run at `entry_stage`, as the format documents. Leviath's "
-        "runtime ignores the key and always starts at the first declared stage (it reads "
-        "`entry_stage` only to pick the first stage's sandbox and permissions), so the same "
-        "file runs differently there: the stages before the entry run first, under the "
-        "wrong stage's permissions. Declaring the entry stage first makes both agree."
+        "The key reads as \"start here\", and Leviath's documentation says so, but its runtime "
+        "starts every run at the first declared stage; `entry_stage` only chooses whose "
+        "sandbox and tool permissions that first stage runs under until the run moves on. "
+        "Our runner and `blueprint check` do the same. So the stages declared before the "
+        "named one run first, with another stage's permissions, and the named stage runs "
+        "only if an edge leads to it. Declaring the entry stage first makes the file do what "
+        "it says."
     ),
     example=_blueprint(
         '[agent]\nname = "example"\nentry_stage = "plan"',
@@ -215,9 +218,6 @@ def _unreached(graph: StageGraph, name: str) -> str:
     else:
         they = "it cannot" if len(sources) == 1 else "they cannot"
         why = f"only {quoted(sources)} lead{'s' if len(sources) == 1 else ''} to it, and {they} be reached either"
-    node, entry = graph.node(name), graph.node(graph.entry or "")
-    if node is not None and entry is not None and node.index < entry.index and entry.index > 0:
-        why += f" (runs start at entry stage '{entry.name}', not at the first declared stage)"
     return why
 
 
@@ -234,14 +234,14 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
         if node.stage.mode == "output":
             yield ctx.report(
                 "output-unreachable",
-                f"output stage '{node.name}' cannot be reached from entry stage '{graph.entry}': {why}, "
+                f"output stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}, "
                 "so no run ever submits its output",
                 stage_path(node.name),
             )
         else:
             yield ctx.report(
                 "unreachable-stage",
-                f"stage '{node.name}' cannot be reached from entry stage '{graph.entry}': {why}",
+                f"stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}",
                 stage_path(node.name),
             )
 
@@ -348,8 +348,9 @@ def check_entry_first(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     yield ctx.report(
         "entry-stage-not-first",
-        f"entry_stage names '{entry}', but '{first}' is declared first: runs start at '{entry}' here, "
-        f"while Leviath's runtime ignores entry_stage and starts at '{first}'",
+        f"entry_stage names '{entry}', but runs start at '{first}', the first declared stage (Leviath's "
+        f"runtime, and ours, start there whatever entry_stage says); entry_stage only runs '{first}' "
+        f"under the sandbox and tool permissions of '{entry}' until the run moves on",
         ("agent", "entry_stage"),
         anchor="value",
         stage=entry,

@@ -7,7 +7,8 @@ from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import build_seed
-from ..common import did_you_mean, raw_seeds
+from ...schema.describe import toml_type
+from ..common import did_you_mean, raw_region_tables, raw_seeds
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
@@ -25,22 +26,21 @@ define(
     "region-seed-not-understood",
     severity="warning",
     family=FAMILY,
-    summary="A region's `seed` table names no seed form the runtime reads, so the region starts empty.",
+    summary="A region's `seed` is no seed the runtime reads, so the region starts empty.",
     rationale=(
-        "A seed fills a region before the first inference: from a caller input, a literal, "
-        "files, a glob, a Rhai script, a command or tool calls. A table with none of those keys "
-        'in a readable shape (`{ caller_input = "task" }`, `{ tools = [] }`, `{ files = "a" }`) '
-        "is no seed at all. The runtime drops it without a word, the region starts empty, and a "
-        "region named `task` even loses the task input it would otherwise receive."
+        "A seed fills a region before the first inference: from a caller input (a string), or "
+        "from a table naming a literal, files, a glob, a Rhai script, a command or tool calls. "
+        'A table with none of those keys in a readable shape (`{ caller_input = "task" }`, '
+        '`{ tools = [] }`, `{ files = "a" }`), or a seed of another type (`seed = 42`, '
+        "`seed = [\"a\"]`), is no seed at all. The runtime drops it without a word, the region "
+        "starts empty, and a region named `task` even loses the task input it would otherwise "
+        "receive."
     ),
     example='[context.regions.brief]\nkind = "pinned"\nseed = { caller_input = "task" }\n\n' + stage_example("work"),
     example_fixed='[context.regions.brief]\nkind = "pinned"\nseed = { caller = "task" }\n\n' + stage_example("work"),
     fix="use a string (a caller input) or one of the forms caller, literal, files, glob, rhai, command, tool, tools",
     leviath="region-seed-not-understood",
-    differs=(
-        "Leviath checks regions of the top-level [context.regions] only; we check stage layouts "
-        "too. A seed that is not a table at all is reported by the schema layer (invalid-type)."
-    ),
+    differs="Leviath checks regions of the top-level [context.regions] only; we check stage layouts too.",
 )
 
 define(
@@ -76,6 +76,19 @@ def _winning_form(seed: dict[str, Any]) -> str | None:
 
 @check("region-seed-not-understood", family=FAMILY)
 def check_unreadable_seeds(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for prefix, regions in raw_region_tables(ctx):
+        for region, raw in regions.items():
+            seed = raw.get("seed", "") if isinstance(raw, dict) else ""
+            if isinstance(seed, (str, dict)):
+                continue  # a caller input, or a table judged below
+            lost = ", losing the --task input it would otherwise receive" if region == "task" else ""
+            yield ctx.report(
+                "region-seed-not-understood",
+                f"region '{region}': a seed must be a string (a caller input) or a table, not "
+                f"{toml_type(seed)}, so the runtime reads no seed and the region starts empty{lost}",
+                prefix + (region, "seed"),
+                anchor="value",
+            )
     for path, region, seed in raw_seeds(ctx):
         if build_seed(region, seed) is not None:
             continue

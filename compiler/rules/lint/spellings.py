@@ -1,21 +1,25 @@
-"""Values written in a spelling the runtime accepts but reads as another one: an alias
-(`transform = "summarize"`, region `kind = "hash_map"`, seed `refresh = "stage"`) or a letter
-case it ignores (`"ALLOW"`). Each reads exactly like its canonical spelling, so
-`blueprint validate --fix` rewrites it without changing what a run does.
+"""Values written in a form the runtime accepts but reads as another one: an alias
+(`transform = "summarize"`, region `kind = "hash_map"`, seed `refresh = "stage"`), a letter
+case it ignores (`"ALLOW"`), or a value of another type where a table belongs that it reads as
+that table with every key at its default (`[stages.a.transitions]` `b = "true"` is an edge to
+`b`). Each reads exactly like its canonical form, so `blueprint validate --fix` rewrites it
+without changing what a run does.
 
-`canonical_values(document)` is the one list of such values; the check reports it and the
-fixer (`compiler.fix`) rewrites it, so the two cannot disagree.
+`canonical_values(document)` and `tables_written_as_values(document)` are the one list of
+such values; the check reports them and the fixer (`compiler.fix`) rewrites them, so the two
+cannot disagree.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ...diagnostics import Diagnostic, KeyPath
+from ...diagnostics import Diagnostic, KeyPath, format_key_path
 from ...ir.build_edges import TRANSFORM_ALIASES
 from ...ir.build_regions import REGION_KIND_ALIASES
 from ...ir.build_sections import POLICIES
 from ...ir.build_values import Table, ascii_lower, table
+from ...schema.describe import dotted, preview, toml_type
 from ..context import RuleContext
 from ..registry import check, define
 from .snippets import stage as stage_example
@@ -28,16 +32,24 @@ REFRESH_SPELLINGS = {"once": "once", "spawn": "once", "each_stage": "each_stage"
 
 define(
     CODE,
-    severity="note",
+    severity="warning",
     family=FAMILY,
-    summary="A value uses an alias or a letter case the runtime also accepts (`summarize`, `hash_map`, `\"ALLOW\"`).",
+    summary=(
+        "A value is written in a form the runtime reads as another (`summarize`, `\"ALLOW\"`, "
+        "`b = \"true\"` as an edge)."
+    ),
     rationale=(
         "The runtime reads `transform = \"summarize\"` as `compact`, region `kind = \"hash_map\"` as "
         "`hashmap`, a seed's `refresh = \"stage\"` as `each_stage` (and `\"spawn\"` as `once`, "
-        "ignoring case and surrounding spaces), and tool policies whatever their case. Two "
-        "spellings of one thing make a blueprint harder to search and to compare, and readers "
-        "wonder whether they differ. Nothing changes at run time, so `blueprint validate --fix` "
-        "rewrites them."
+        "ignoring case and surrounding spaces), and tool policies whatever their case. Where a "
+        "table belongs, it reads any other value as that table with every key at its default: "
+        "`b = \"true\"` (or `b = false`) under `[stages.a.transitions]` is an `always` edge to "
+        "`b`, `solo = 5` under `[stages]` a stage, `r = 5` under `[context.regions]` a temporary "
+        "region, a number in `interaction_points` a blank checkpoint, `agent = \"x\"` an agent "
+        "with every setting at its default. The file works, but it does not say what it does: "
+        "`b = false` reads as \"no edge\" and is one. `blueprint validate --fix` writes the "
+        "canonical form (`b = {}`), which runs exactly the same; remove the line instead if no "
+        "edge, stage or region was meant."
     ),
     example=stage_example("work", '[stages.work.transitions.done]\ntransform = "summarize"')
     + "\n\n"
@@ -65,6 +77,38 @@ def canonical_values(document: dict[str, Any]) -> Iterator[tuple[KeyPath, str, s
             value = table(edge).get("transform")
             if isinstance(value, str) and value in TRANSFORM_ALIASES:
                 yield base + ("transitions", target, "transform"), value, TRANSFORM_ALIASES[value]
+
+
+def tables_written_as_values(document: dict[str, Any]) -> Iterator[tuple[KeyPath, Any, str]]:
+    """(key path, value as written, what the runtime reads it as) for every value of another
+    type where a table belongs and the runtime reads it as that table with every key at its
+    default (format.md R3), in document order."""
+    if "agent" in document and not isinstance(document["agent"], dict):
+        yield ("agent",), document["agent"], "the [agent] table with every setting at its default"
+    yield from _scalar_regions(table(document.get("context")).get("regions"), ("context", "regions"))
+    for name, stage in table(document.get("stages")).items():
+        base: KeyPath = ("stages", name)
+        if not isinstance(stage, dict):
+            yield base, stage, f"a stage '{name}' with every key at its default (an autonomous stage)"
+            continue
+        yield from _scalar_regions(table(stage.get("context")).get("regions"), base + ("context", "regions"))
+        for target, edge in table(stage.get("transitions")).items():
+            if not isinstance(edge, dict):
+                yield base + ("transitions", target), edge, (
+                    f"an edge from '{name}' to '{target}' with every key at its default (condition always)"
+                )
+        points = stage.get("interaction_points")
+        for index, point in enumerate(points if isinstance(points, list) else ()):
+            if not isinstance(point, dict):
+                yield base + ("interaction_points", index), point, (
+                    f"a blank interaction point of stage '{name}' (no name, no prompt)"
+                )
+
+
+def _scalar_regions(regions: Any, path: KeyPath) -> Iterator[tuple[KeyPath, Any, str]]:
+    for name, region in table(regions).items():
+        if not isinstance(region, dict):
+            yield path + (name,), region, f"a region '{name}' with every key at its default (temporary, 5000 tokens)"
 
 
 def _policies(policies: Any, path: KeyPath) -> Iterator[tuple[KeyPath, str, str]]:
@@ -97,6 +141,23 @@ def check_spellings(ctx: RuleContext) -> Iterator[Diagnostic]:
             anchor="value",
             fix=f'write "{canonical}" (`blueprint validate --fix` does it)',
         )
+    for path, written, meaning in tables_written_as_values(ctx.document):
+        shown = preview(written)
+        yield ctx.report(
+            CODE,
+            f"{dotted(path)} is {toml_type(written)}{f' ({shown})' if shown is not None else ''} where a table "
+            f"belongs; the runtime reads any such value as {meaning}, whatever the value says",
+            path,
+            anchor="value",
+            fix=f"write {_write_empty(path)} (`blueprint validate --fix` does it), or remove it if none was meant",
+        )
+
+
+def _write_empty(path: KeyPath) -> str:
+    """`b = {}`, or `{} in its place` for an array entry."""
+    if isinstance(path[-1], int):
+        return "{} in its place"
+    return f"{format_key_path(path[-1:])} = {{}}"
 
 
 def _what(path: KeyPath) -> str:

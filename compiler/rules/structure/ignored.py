@@ -17,7 +17,7 @@ from ...ir.build_regions import STRATEGIES, region_kind
 from ...ir.build_stages import FAN_OUT_KEYS, stage_mode
 from ..context import RuleContext
 from ..registry import check, define
-from .common import FAMILY, edge_path, header, raw_region_tables, raw_table, stage_path
+from .common import FAMILY, edge_path, raw_region_tables, raw_table, stage_path
 
 define(
     "ignored-key",
@@ -27,14 +27,17 @@ define(
     rationale=(
         "Some keys mean something only in a certain context: fan-out settings on a fan-out "
         "stage, `transform_config` on a custom transform, `max_items` on a sliding window, "
-        "`min_tokens` beside a percentage `budget`. Elsewhere the reference runtime accepts "
+        "`min_tokens` beside a percentage `budget`, `allow_complete` on a stage that asks the "
+        "model where to go next (one with `always`/`llm_choice` edges; elsewhere no routing "
+        "question is asked, so DONE is never offered and a stage without transitions goes on "
+        "to the next declared stage). Elsewhere the reference runtime accepts "
         "them and silently drops them, so the author believes a setting is in force when it "
         "is not. Usually the mode, kind or transform is not the one intended."
     ),
     example='[stages.scan]\nmode = "autonomous"\nworker_stage = "scan_one"\n\n[stages.scan_one]\nallow_as_worker = true',
     example_fixed='[stages.scan]\nmode = "fan_out"\nworker_stage = "scan_one"\n\n[stages.scan_one]\nallow_as_worker = true',
     fix="remove the key, or change the setting that makes it meaningful",
-    differs="Leviath ignores these keys without a word (a model-table system_prompt only logs a warning).",
+    differs="Leviath ignores these keys without a word.",
 )
 
 #: Region keys, the kind that reads each, and the fix hint.
@@ -109,13 +112,6 @@ def check_model_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
         if not isinstance(model, dict):
             continue
         path = stage_path(name) + ("model",)
-        if "system_prompt" in model:
-            yield _ignored(
-                ctx,
-                f"stage '{name}': system_prompt inside the model table is ignored",
-                path + ("system_prompt",),
-                f"move system_prompt up into {header(stage_path(name))}",
-            )
         models = model.get("models")
         if isinstance(models, list) and any(isinstance(m, dict) for m in models):
             for key in _LEGACY_MODEL_KEYS:
@@ -197,3 +193,34 @@ def _region_fix(key: str) -> str:
     if key in _STRATEGY_KEYS:
         return f'set strategy = "{_STRATEGY_KEYS[key]}" on a sliding_window region, or remove {key}'
     return f'set kind = "{_REGION_KEY_KINDS[key]}", or remove {key}'
+
+
+@check("ignored-key", family=FAMILY)
+def check_allow_complete(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """`allow_complete = true` where Leviath never asks the model to route, so never offers DONE."""
+    written = raw_table(ctx, ("stages",))
+    stages = ctx.blueprint.stages
+    for index, stage in enumerate(stages):
+        raw = written.get(stage.name)
+        if not isinstance(raw, dict) or raw.get("allow_complete") is not True or stage.normal_edges:
+            continue
+        following = stages[index + 1].name if index + 1 < len(stages) else None
+        if stage.transitions is None and following is not None:
+            why = (
+                f"it has no transitions table, so a normal end goes on to '{following}' (the next declared "
+                "stage) without asking the model, and DONE is never offered: the run does not end here"
+            )
+            fix = (
+                f"to let the model end the run here, add [stages.{stage.name}.transitions.{following}] (DONE is "
+                "then offered beside it); to always end here, write an empty transitions table"
+            )
+        else:
+            how = "it is the last declared stage" if stage.transitions is None else "it has no always/llm_choice edge"
+            why = f"{how}, so a normal end finishes the run without asking the model anyway"
+            fix = "remove allow_complete"
+        yield _ignored(
+            ctx,
+            f"stage '{stage.name}': allow_complete is read only when the stage asks the model where to go next; {why}",
+            stage_path(stage.name) + ("allow_complete",),
+            fix,
+        )

@@ -123,9 +123,6 @@ def check_gate_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
             ("require_region_updated", gate.require_region_updated, gate_path + ("require_region_updated",)),
             ("require_no_open_items", gate.require_no_open_items, gate_path + ("require_no_open_items",)),
         ]
-        if gate.require_region_entries is not None:
-            entries = gate.require_region_entries
-            singles.append(("require_region_entries", entries.region, gate_path + ("require_region_entries", "region")))
         for key, name, path in singles:
             if name is not None and name not in known:
                 yield _unknown(ctx, name, f"{where}: gate.{key} names region '{name}', which no layout declares", path)

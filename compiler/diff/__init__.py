@@ -1,0 +1,89 @@
+"""Semantic diff of two blueprints: what changed in the agent, and what its runs can now do.
+
+    import compiler
+
+    result = compiler.diff("before.leviath", "agent.leviath")   # a compiler.diff.Diff
+    result.has("breaking")                                      # refuse a hot reload?
+    [change.kind for change in result.changes]                  # typed Change records
+
+`compiler.diff` is this package, and calling it calls `diff` (so `compiler.diff(old, new)`
+works however the package was imported); `from compiler.diff import diff` is the same
+function. docs/diff.md lists every change kind and its class (`RULES`).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core import Version, compare, diff, read_version
+    from .model import (
+        CLASSES,
+        THRESHOLDS,
+        Change,
+        ChangeClass,
+        Diff,
+        DiffSide,
+        Location,
+        Refused,
+        RunDelta,
+        RunSide,
+        StageCeilingDelta,
+    )
+    from .rules import RULES, ChangeRule
+
+#: Names are imported on first use (the CLI's start-up stays lean).
+_LAZY = {
+    **dict.fromkeys(("diff", "compare", "read_version", "Version"), "core"),
+    **dict.fromkeys(
+        ("CLASSES", "THRESHOLDS", "Change", "ChangeClass", "Diff", "DiffSide", "Location", "Refused", "RunDelta",
+         "RunSide", "StageCeilingDelta"),
+        "model",
+    ),
+    **dict.fromkeys(("RULES", "ChangeRule"), "rules"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler.diff' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+class _CallableModule(types.ModuleType):
+    """The package, callable as `diff`: `compiler.diff(old, new, …)`."""
+
+    def __call__(self, old: Any, new: Any, **options: Any) -> "Diff":
+        from .core import diff
+
+        return diff(old, new, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+__all__ = [
+    "CLASSES",
+    "Change",
+    "ChangeClass",
+    "ChangeRule",
+    "Diff",
+    "DiffSide",
+    "Location",
+    "RULES",
+    "Refused",
+    "RunDelta",
+    "RunSide",
+    "StageCeilingDelta",
+    "THRESHOLDS",
+    "Version",
+    "compare",
+    "diff",
+    "read_version",
+]

@@ -1,0 +1,162 @@
+"""Places where Leviath's choice of edge is not determined by the file.
+
+Leviath keeps a stage's transitions in a hash map whose order is drawn afresh in every
+process, and takes "the first" edge in that order wherever several could serve: the first
+error, dead-end, iteration-cap or stuck edge within budget, the first offered edge when a
+routing answer names none, and the first target a routing word matches when two targets
+differ only in letter case. Our runner takes the first in declaration order instead, so a
+`blueprint run` replay is one of the runs Leviath may make, not the only one.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...diagnostics import Diagnostic
+from ...ir.model import Blueprint, Edge, Stage
+from ..common import edge_path, quoted
+from ..context import RuleContext
+from ..registry import check, define
+from .budgets import CONDITIONED
+from .snippets import blueprint as _blueprint
+from .snippets import stage as declared
+
+FAMILY = "lint"
+
+define(
+    "ambiguous-edge-order",
+    severity="warning",
+    family=FAMILY,
+    summary="Two edges of a stage compete where Leviath picks one in an order that changes from run to run.",
+    rationale=(
+        "Leviath keeps a stage's transitions in a hash map, whose order differs from one process "
+        "to the next, and wherever several edges could serve it takes the first in that order. "
+        "With two `error` (or `dead_end`, `max_iterations`, `stuck`) edges, which recovery a "
+        "failing stage takes is a coin toss, and of two `stuck` edges only the thresholds of the "
+        "one drawn first are watched. Two targets whose names differ only in letter case match "
+        "the same routing answer, and the one drawn first wins. `blueprint run` and "
+        "`blueprint check` take the first edge in declaration order, so they show one of the "
+        "runs Leviath may make."
+    ),
+    example=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.done]",
+        '[stages.work.transitions.retry]\ncondition = "error"',
+        '[stages.work.transitions.report]\ncondition = "error"',
+        declared("retry", "max_revisits = 2"),
+        "[stages.retry.transitions.work]",
+        declared("report"),
+        "[stages.report.transitions]",
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    example_fixed=_blueprint(
+        declared("work"),
+        "[stages.work.transitions.done]",
+        '[stages.work.transitions.retry]\ncondition = "error"',
+        declared("retry", "max_revisits = 2"),
+        '[stages.retry.transitions.work]\n[stages.retry.transitions.report]\ncondition = "dead_end"',
+        declared("report"),
+        "[stages.report.transitions]",
+        declared("done"),
+        "[stages.done.transitions]",
+    ),
+    fix="keep one edge per condition (chain a second recovery through the first one's stage)",
+    differs=(
+        "Leviath takes the first such edge in hash-map order, which changes from process to "
+        "process; `blueprint run` and `blueprint check` take the first in declaration order."
+    ),
+)
+
+define(
+    "unordered-routing-fallback",
+    severity="note",
+    family=FAMILY,
+    summary="When a routing answer names no offered stage, Leviath follows an edge it picks in hash-map order.",
+    rationale=(
+        "A stage with two or more `always`/`llm_choice` edges asks the model which stage comes "
+        "next. If the answer names none of them (and `allow_complete` is off), Leviath follows "
+        "the first offered edge, and the offer is in the order of a hash map that changes from "
+        "process to process: the same muddled answer can send one run forward and another "
+        "back. `blueprint run` follows the first edge in declaration order. Nothing in the file "
+        "can fix the order; hints that name each stage plainly make a clear answer likelier. "
+        "This is a note, since the choice is Leviath's and every branching stage has it."
+    ),
+    example=_blueprint(
+        declared("review"),
+        '[stages.review.transitions.revise]\nhint = "changes are needed"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("revise", "max_revisits = 3"),
+        "[stages.revise.transitions.review]",
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    fix="give each edge a hint that names its stage, so the model answers with a name",
+    differs="Leviath's fallback edge varies between processes; `blueprint run` takes the first declared.",
+)
+
+
+def _live(blueprint: Blueprint, stage: Stage, condition: str) -> list[Edge]:
+    """The stage's edges of `condition` that lead to a stage (an unknown target is unknown-stage)."""
+    return [edge for edge in stage.edges(condition) if blueprint.stage(edge.target) is not None]
+
+
+@check("ambiguous-edge-order", family=FAMILY)
+def check_competing_edges(ctx: RuleContext) -> Iterator[Diagnostic]:
+    blueprint = ctx.blueprint
+    for stage in blueprint.stages:
+        for condition in CONDITIONED:
+            rivals = _live(blueprint, stage, condition)
+            if len(rivals) < 2:
+                continue
+            watched = ", and only the drawn edge's thresholds are watched" if condition == "stuck" else ""
+            yield ctx.report(
+                "ambiguous-edge-order",
+                f"stage '{stage.name}' has {len(rivals)} {condition} transitions ({quoted(e.target for e in rivals)}): "
+                f"Leviath takes whichever its hash map yields first, which changes from process to process"
+                f"{watched}; blueprint run takes the first declared, '{rivals[0].target}'",
+                edge_path(stage.name, rivals[1].target),
+                related=[(f"{condition} transition to '{e.target}'", edge_path(stage.name, e.target)) for e in rivals],
+            )
+        by_folded: dict[str, list[Edge]] = {}
+        for edge in stage.normal_edges:
+            if blueprint.stage(edge.target) is not None:
+                by_folded.setdefault(_ascii_fold(edge.target), []).append(edge)
+        for rivals in by_folded.values():
+            if len(rivals) < 2:
+                continue
+            yield ctx.report(
+                "ambiguous-edge-order",
+                f"stage '{stage.name}' offers {quoted(e.target for e in rivals)}, which differ only in letter case: "
+                "a routing answer naming one matches all of them, and Leviath follows whichever its hash map "
+                "yields first; blueprint run takes the first declared",
+                edge_path(stage.name, rivals[1].target),
+                fix="rename one of the stages so that their names differ in more than letter case",
+                related=[(f"transition to '{e.target}'", edge_path(stage.name, e.target)) for e in rivals],
+            )
+
+
+@check("unordered-routing-fallback", family=FAMILY)
+def check_routing_fallback(ctx: RuleContext) -> Iterator[Diagnostic]:
+    blueprint = ctx.blueprint
+    for stage in blueprint.stages:
+        if stage.allow_complete:
+            continue  # an answer naming no stage ends the run there: no edge is picked
+        offered = [e for e in stage.normal_edges if blueprint.stage(e.target) is not None]
+        if len(offered) < 2:
+            continue
+        yield ctx.report(
+            "unordered-routing-fallback",
+            f"stage '{stage.name}' offers {quoted(e.target for e in offered)}; when the routing answer names none "
+            "of them, Leviath follows the first in hash-map order, which changes from process to process "
+            f"(blueprint run follows '{offered[0].target}', the first declared)",
+            ("stages", stage.name, "transitions"),
+        )
+
+
+def _ascii_fold(name: str) -> str:
+    """Leviath matches routing words to targets ignoring ASCII case only."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -1,0 +1,148 @@
+"""Old spellings: keys that blueprints written for earlier Leviath versions use, and what the
+current Leviath reads instead.
+
+Checked against Leviath's parser (`crates/leviath-core/src/manifest/stage.rs`,
+`manifest.rs`): a stage table allows only its listed keys, so `next_stage` and
+`tool_result_routing` are refused (`rejected-key`, whose messages name the current spelling);
+`tool_result_routing` is the name of the parsed stage's field that the `tool_routing` table
+fills, so renaming the key is the whole migration. A `system_prompt` inside the model table
+is ignored (Leviath logs a warning telling the author to move it up into the stage), and
+`[context]` reads only `regions` and `file_tracking`, so a `repetition_detection` table there
+is ignored while the top-level `[repetition_detection]` is read. `outdated-key` reports those
+two; `blueprint validate --fix` moves each where Leviath reads it.
+
+`outdated_keys(document)` is the one list; the check reports it, the fixer rewrites it, and
+`with_current_spellings` says what the rewritten file must mean (the fixer's safety check).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from ...diagnostics import Diagnostic, KeyPath
+from ...ir.build_values import table
+from ..common import header, stage_path
+from ..context import RuleContext
+from ..registry import check, define
+
+FAMILY = "lint"
+CODE = "outdated-key"
+
+define(
+    CODE,
+    severity="warning",
+    family=FAMILY,
+    summary="A key sits where earlier Leviath versions read it; the current one ignores it there.",
+    rationale=(
+        "Leviath reads a stage's `system_prompt` in the stage table, not in its `model` table, "
+        "and `[repetition_detection]` at the top level, not inside `[context]`. In the old "
+        "place the value is ignored: the stage runs with no instructions, the repetition "
+        "limits are the user's defaults. (For a `system_prompt` written after a "
+        "`[stages.<name>.model]` header, TOML puts it in the model table even though it looks "
+        "like a stage key.) `blueprint validate --fix` moves the key where it is read, keeping "
+        "its comments, when nothing is already there; the run then does what the file says."
+    ),
+    example=(
+        '[stages.draft]\nmode = "autonomous"\nmax_iterations = 20\n\n[stages.draft.model]\n'
+        'models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }]\nsystem_prompt = "Write the first draft."'
+    ),
+    example_fixed=(
+        '[stages.draft]\nmode = "autonomous"\nmax_iterations = 20\nsystem_prompt = "Write the first draft."\n\n'
+        '[stages.draft.model]\nmodels = [{ provider = "anthropic", model = "claude-sonnet-4-6" }]'
+    ),
+    fix="move the key where Leviath reads it",
+    fixable=True,
+    differs=(
+        "Leviath logs a warning for the model-table system_prompt and says nothing about [context] "
+        "repetition_detection."
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """One old spelling: where it is, where it belongs, and whether it can move there."""
+
+    path: KeyPath
+    to: KeyPath
+    what: str
+    #: Nothing is at `to` yet, so moving it changes nothing else.
+    movable: bool
+    #: The code that reports it: Leviath refuses a stage key it does not list (`rejected-key`).
+    code: str = CODE
+
+    @property
+    def renamed(self) -> bool:
+        """The key stays in its table under another name (`--fix` edits its spelling)."""
+        return self.path[:-1] == self.to[:-1]
+
+
+def outdated_keys(document: dict[str, Any]) -> Iterator[Outdated]:
+    """Every old spelling `outdated-key` reports, in document order."""
+    context = table(document.get("context"))
+    if "repetition_detection" in context:
+        yield Outdated(
+            ("context", "repetition_detection"),
+            ("repetition_detection",),
+            "[context] repetition_detection is not read: Leviath reads the top-level [repetition_detection]",
+            "repetition_detection" not in document,
+        )
+    for name, stage in table(document.get("stages")).items():
+        if isinstance(stage, dict) and isinstance(stage.get("tool_result_routing"), dict):
+            yield Outdated(
+                stage_path(name) + ("tool_result_routing",),
+                stage_path(name) + ("tool_routing",),
+                "tool_result_routing",
+                "tool_routing" not in stage,
+                code="rejected-key",
+            )
+        model = stage.get("model") if isinstance(stage, dict) else None
+        if isinstance(model, dict) and "system_prompt" in model:
+            yield Outdated(
+                stage_path(name) + ("model", "system_prompt"),
+                stage_path(name) + ("system_prompt",),
+                f"stage '{name}': system_prompt inside the model table is ignored, so the stage runs with no "
+                f"instructions of its own; Leviath reads it in {header(stage_path(name))}",
+                "system_prompt" not in stage,
+            )
+
+
+def with_current_spellings(document: dict[str, Any], paths: Iterable[KeyPath]) -> dict[str, Any]:
+    """`document` with the old spellings at `paths` moved where Leviath reads them: what a
+    fixed file must mean."""
+    moved = copy.deepcopy(document)
+    wanted = {tuple(p) for p in paths}
+    for old in outdated_keys(document):
+        if old.path in wanted and old.movable:
+            value = _pop(moved, old.path)
+            _put(moved, old.to, value)
+    return moved
+
+
+def _pop(document: dict[str, Any], path: KeyPath) -> Any:
+    node = document
+    for part in path[:-1]:
+        node = node[part]
+    return node.pop(path[-1])
+
+
+def _put(document: dict[str, Any], path: KeyPath, value: Any) -> None:
+    node = document
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+
+
+@check(CODE, family=FAMILY)
+def check_outdated_keys(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for old in outdated_keys(ctx.document):
+        if old.code != CODE:
+            continue  # refused: the schema layer's rejected-key names the current spelling
+        where = header(old.to[:-1]) if len(old.to) > 1 else f"[{old.to[0]}]"
+        if old.movable:
+            fix = f"move it into {where} (`blueprint validate --fix` does it)"
+        else:
+            fix = f"merge it into the {old.to[-1]} already in {where}, then remove it here"
+        yield ctx.report(CODE, old.what, old.path, fix=fix)

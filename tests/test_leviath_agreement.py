@@ -1,0 +1,321 @@
+"""What `validate` says where Leviath's own reading decides: keys it refuses, choices it leaves
+to a hash map, values it accepts in another type, old spellings. Each test states the Leviath
+fact it pins (read from its parser, `crates/leviath-core/src/manifest/stage.rs`, and its
+runtime, `crates/leviath-runtime/src/pipeline/transition_choice.rs`)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import run
+
+from compiler.config import Settings
+
+
+def found(source: str, *only: str) -> list[str]:
+    """Sorted codes of the findings, restricted to `only` when given."""
+    settings = Settings(select=only) if only else None
+    return sorted(d.code for d in run(source, settings=settings).diagnostics)
+
+
+# --- a gate allows exactly Leviath's eight keys --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        'gate = { require_region_entries = { region = "notes", at_least = 2 } }',
+        'gate = { require_region_entries = "notes" }',
+    ],
+)
+def test_require_region_entries_is_refused_like_any_unknown_gate_key(gate):
+    source = f"[stages.a]\n[stages.a.transitions.b]\n{gate}\n[stages.b]\ntransitions = {{}}"
+    assert found(source, "schema") == ["rejected-key"]
+
+
+def test_the_gate_model_has_no_entry_count():
+    from compiler.ir.model import Gate
+
+    assert "require_region_entries" not in Gate.__dataclass_fields__
+
+
+# --- edges whose order Leviath leaves to a hash map ----------------------------------------
+
+EDGE_ORDER = ("ambiguous-edge-order", "unordered-routing-fallback")
+
+
+def _stage_with(*edges: str, extra: str = "") -> str:
+    targets = sorted({line.split("]")[0].rsplit(".", 1)[1] for line in edges})
+    body = "\n".join(f"[stages.{t}]\ntransitions = {{}}" for t in targets if t != "a")
+    return f"[stages.a]\n{extra}\n" + "\n".join(edges) + "\n" + body
+
+
+@pytest.mark.parametrize("condition", ["error", "dead_end", "max_iterations"])
+def test_two_edges_of_one_condition_are_ambiguous(condition):
+    source = _stage_with(
+        "[stages.a.transitions.done]",
+        f'[stages.a.transitions.x]\ncondition = "{condition}"',
+        f'[stages.a.transitions.y]\ncondition = "{condition}"',
+    )
+    assert found(source, *EDGE_ORDER) == ["ambiguous-edge-order"]
+
+
+def test_two_stuck_edges_are_ambiguous_and_say_only_one_is_watched():
+    source = _stage_with(
+        "[stages.a.transitions.done]",
+        '[stages.a.transitions.x]\ncondition = "stuck"\nstuck_after_iterations = 3',
+        '[stages.a.transitions.y]\ncondition = "stuck"\nstuck_after_minutes = 3',
+    )
+    (finding,) = [d for d in run(source).diagnostics if d.code == "ambiguous-edge-order"]
+    assert "only the drawn edge's thresholds are watched" in finding.message
+
+
+def test_one_edge_per_condition_is_determined():
+    source = _stage_with(
+        "[stages.a.transitions.done]",
+        '[stages.a.transitions.x]\ncondition = "error"',
+        '[stages.a.transitions.y]\ncondition = "dead_end"',
+    )
+    assert found(source, *EDGE_ORDER) == []
+
+
+def test_targets_differing_only_in_ascii_case_match_one_answer():
+    source = _stage_with("[stages.a.transitions.Done]", "[stages.a.transitions.done]", extra="allow_complete = true")
+    assert found(source, *EDGE_ORDER) == ["ambiguous-edge-order"]
+
+
+def test_the_routing_fallback_is_a_note_and_allow_complete_removes_it():
+    two = ("[stages.a.transitions.x]", "[stages.a.transitions.y]")
+    assert found(_stage_with(*two), *EDGE_ORDER) == ["unordered-routing-fallback"]
+    assert found(_stage_with(*two, extra="allow_complete = true"), *EDGE_ORDER) == []
+    assert found(_stage_with(two[0]), *EDGE_ORDER) == []
+    (note,) = [d for d in run(_stage_with(*two)).diagnostics if d.code == "unordered-routing-fallback"]
+    assert note.severity == "note"
+
+
+def test_shadowed_edge_says_it_follows_declaration_order():
+    source = _stage_with(
+        "[stages.a.transitions.done]",
+        '[stages.a.transitions.x]\ncondition = "error"',
+        '[stages.a.transitions.y]\ncondition = "error"',
+    )
+    (finding,) = [d for d in run(source).diagnostics if d.code == "shadowed-edge"]
+    assert finding.message.startswith("in declaration order") and "ambiguous-edge-order" in finding.message
+
+
+# --- values of another type -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ['"true"', "false", "5", "[1]"])
+def test_a_transition_written_as_a_value_is_an_edge_with_a_warning(value):
+    source = f"[stages.a]\n[stages.a.transitions]\nb = {value}\n[stages.b]\ntransitions = {{}}"
+    result = run(source)
+    assert [d.code for d in result.diagnostics if d.severity != "note" and d.code.startswith(("invalid", "non-"))] == [
+        "non-canonical-value"
+    ]
+    (edge,) = result.blueprint.stage("a").transitions
+    assert (edge.target, edge.condition, edge.transform, edge.gate) == ("b", "always", "direct", None)
+
+
+@pytest.mark.parametrize(
+    "source, path",
+    [
+        ('agent = "x"\n[stages.a]', ("agent",)),
+        ("[stages]\nsolo = 5", ("stages", "solo")),
+        ("[stages.a]\n[context.regions]\nr = 5", ("context", "regions", "r")),
+        ("[stages.a.context.regions]\nr = true", ("stages", "a", "context", "regions", "r")),
+        ('[stages.a]\nmode = "interactive_points"\ninteraction_points = [5]', ("stages", "a", "interaction_points", 0)),
+    ],
+)
+def test_tables_written_as_values_are_read_as_defaults(source, path):
+    result = run(source, agent=False) if source.startswith("agent") else run(source)
+    found_here = [d for d in result.diagnostics if tuple(d.path) == path and not d.code.startswith("stage-missing")]
+    assert [(d.code, d.severity) for d in found_here] == [("non-canonical-value", "warning")]
+
+
+@pytest.mark.parametrize("seed", ["42", "true", '["a"]', "1.5"])
+def test_a_seed_of_another_type_is_region_seed_not_understood(seed):
+    source = f"[stages.a]\n[context.regions]\ntask = {{ seed = {seed} }}"
+    codes = [d.code for d in run(source).diagnostics if d.path[-1:] == ("seed",)]
+    assert codes == ["region-seed-not-understood"]
+
+
+def test_a_dropped_value_stays_an_error():
+    assert found("[stages.a]\nmax_iterations = 10.0", "invalid-type") == ["invalid-type"]
+    assert found('[stages.a]\nmodel = "gpt-4o"', "invalid-type") == ["invalid-type"]
+
+
+def test_the_fixer_writes_the_table_and_keeps_the_comment():
+    from compiler.fix import fix_bytes
+
+    text = (
+        '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n[stages.a.transitions]\n'
+        'b = "true"  # go on\nc = false\n\n[stages.b]\ntransitions = {}\n\n[stages.c]\ntransitions = {}\n'
+    )
+    outcome = fix_bytes("a.leviath", text.encode())
+    assert outcome.problem is None
+    assert b'b = {}  # go on\nc = {}\n' in outcome.data
+
+
+def test_the_type_sites_table_in_the_docs_is_current():
+    import os
+
+    from helpers import ROOT
+
+    from compiler.render.type_sites import render, sections
+
+    doc = ROOT / "docs" / "leviath-mapping.md"
+    text = doc.read_text(encoding="utf-8")
+    (span,) = list(sections(text))
+    if os.environ.get("UPDATE_GOLDEN"):
+        text = text[: span[0]] + render() + text[span[1] :]
+        doc.write_text(text, encoding="utf-8")
+        span = next(sections(text))
+    assert text[span[0] : span[1]] == render(), "run UPDATE_GOLDEN=1 pytest tests/test_leviath_agreement.py"
+
+
+def test_every_type_site_has_a_known_outcome():
+    from compiler.render.type_sites import type_sites
+
+    sites = type_sites()
+    assert len(sites) > 200
+    assert {s.outcome.split(":")[0] for s in sites} <= {"drops", "defaults", "no-seed", "ours", "refuses"}
+    assert {s.path for s in sites if s.outcome == "defaults"} == {
+        "agent",
+        "stages.<stage>",
+        "stages.<stage>.transitions.<target>",
+        "context.regions.<region>",
+        "stages.<stage>.context.regions.<region>",
+        "stages.<stage>.interaction_points[]",
+    }
+
+
+# --- old blueprints -------------------------------------------------------------------------
+
+
+def test_next_stage_is_refused_and_the_message_names_the_transition():
+    result = run("[stages.a]\nnext_stage = \"b\"\n[stages.b]")
+    (d,) = [d for d in result.diagnostics if d.code == "rejected-key"]
+    assert "[stages.<name>.transitions.<target>]" in d.fix
+
+
+def test_tool_result_routing_is_refused_and_renamed_by_the_fixer():
+    from compiler.fix import fix_bytes
+
+    text = (
+        '[agent]\nname = "t"\n\n[stages.a]\nmode = "autonomous"\n\n'
+        '[stages.a.tool_result_routing]  # where results go\ndefault_region = "conversation"\n'
+    )
+    assert [d.code for d in run(text, agent=False).diagnostics if d.path[-1:] == ("tool_result_routing",)] == [
+        "rejected-key"
+    ]
+    outcome = fix_bytes("a.leviath", text.encode())
+    assert outcome.problem is None and b"[stages.a.tool_routing]  # where results go\n" in outcome.data
+    fixed = run(outcome.data.decode(), agent=False).blueprint.stage("a")
+    assert fixed.tool_routing is not None and fixed.tool_routing.default_region == "conversation"
+
+
+@pytest.mark.parametrize(
+    "source, path",
+    [
+        ('[stages.a.model]\nsystem_prompt = "Be brief."', ("stages", "a", "model", "system_prompt")),
+        ("[stages.a]\n[context.repetition_detection]\nmax_repeat_calls = 4", ("context", "repetition_detection")),
+    ],
+)
+def test_keys_in_their_old_place_are_outdated_and_moved(source, path):
+    from compiler.fix import fix_bytes
+
+    result = run(source)
+    assert [d.code for d in result.diagnostics if tuple(d.path) == path] == ["outdated-key"]
+    outcome = fix_bytes("a.leviath", ('[agent]\nname = "t"\n\n' + source + "\n").encode())
+    assert outcome.problem is None and [d.code for d in outcome.fixed].count("outdated-key") == 1
+    after = run(outcome.data.decode(), agent=False)
+    assert "outdated-key" not in [d.code for d in after.diagnostics]
+    if path[0] == "stages":
+        assert after.blueprint.stage("a").system_prompt == "Be brief."
+    else:
+        assert after.blueprint.repetition_detection.max_repeat_calls == 4
+
+
+def test_allow_complete_where_no_routing_question_is_asked():
+    source = "[stages.a]\nallow_complete = true\n[stages.b]\n[stages.b.transitions]"
+    (d,) = [d for d in run(source).diagnostics if d.code == "ignored-key"]
+    assert "goes on to 'b'" in d.message and "[stages.a.transitions.b]" in d.fix
+    routed = "[stages.a]\nallow_complete = true\n[stages.a.transitions.b]\n[stages.b]\n[stages.b.transitions]"
+    assert "ignored-key" not in [d.code for d in run(routed).diagnostics]
+
+
+# --- checks that need the user's installation ------------------------------------------------
+
+INSTALLATION_CODES = (
+    "read-paths-not-granted",
+    "read-paths-grant-invalid",
+    "no-reachable-provider",
+    "unknown-model",
+    "unbounded-percentage-budget",
+)
+NEEDY = """
+[read_paths]
+allow = ["/var/private/notes"]
+[context.regions]
+conversation = { kind = "sliding_window", budget = "30%" }
+[stages.a]
+model = { models = [{ provider = "openai", model = "gpt-nope" }] }
+"""
+LEVIATH_CONFIG = '[security]\nread_paths = ["/srv/docs"]\n[providers]\nanthropic_api_key = "x"\n'
+LEV_MODELS = "PROVIDER MODEL ID TEMP TOOLS CTX OUTPUT\n-----\nopenai gpt-5.4 ✓ ✓ 400K 128K\n"
+
+
+def test_installation_checks_stay_off_without_the_files():
+    assert found(NEEDY, *INSTALLATION_CODES) == []
+
+
+def test_installation_checks_run_on_the_files_named(tmp_path):
+    config, models = tmp_path / "config.toml", tmp_path / "models.txt"
+    config.write_text(LEVIATH_CONFIG, encoding="utf-8")
+    models.write_text(LEV_MODELS, encoding="utf-8")
+    settings = Settings(leviath_config=str(config), leviath_models=str(models))
+    got = sorted(d.code for d in run(NEEDY, settings=settings).diagnostics if d.code in INSTALLATION_CODES)
+    assert got == ["no-reachable-provider", "read-paths-not-granted", "unknown-model"]
+    # a window of the user's own makes the percentage budget measurable
+    window = '[model_capabilities."gpt-nope"]\nmax_context_tokens = 1000000\n'
+    config.write_text(LEVIATH_CONFIG + window, encoding="utf-8")
+    (d,) = [d for d in run(NEEDY, settings=settings).diagnostics if d.code == "unbounded-percentage-budget"]
+    assert "300,000 tokens" in d.message
+
+
+def test_allow_blueprint_read_paths_grants_every_declaration(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[security]\nallow_blueprint_read_paths = true\n", encoding="utf-8")
+    settings = Settings(leviath_config=str(config))
+    assert "read-paths-not-granted" not in [d.code for d in run(NEEDY, settings=settings).diagnostics]
+
+
+def test_rule_docs_say_how_to_turn_them_on():
+    from compiler.rules.registry import REGISTRY
+
+    for code in INSTALLATION_CODES:
+        rationale = REGISTRY.get(code).rationale
+        assert "--leviath-config" in rationale or "--leviath-models" in rationale, code
+
+
+def test_the_cli_flag_and_the_pyproject_key(tmp_path):
+    from click.testing import CliRunner
+
+    from compiler.cli.main import cli
+
+    blueprint = tmp_path / "agent.leviath"
+    blueprint.write_text('[agent]\nname = "t"\n' + NEEDY, encoding="utf-8")
+    (tmp_path / "leviath.toml").write_text(LEVIATH_CONFIG, encoding="utf-8")
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    assert "no-reachable-provider" not in plain.output
+    config = str(tmp_path / "leviath.toml")
+    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", config, str(blueprint)])
+    assert "no-reachable-provider" in flagged.output
+    (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nleviath-config = "leviath.toml"\n', encoding="utf-8")
+    keyed = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    assert "no-reachable-provider" in keyed.output
+    missing = runner.invoke(cli, ["validate", "--leviath-config", str(tmp_path / "absent.toml"), str(blueprint)])
+    assert missing.exit_code == 2 and "absent.toml: cannot read" in missing.output
+    not_a_list = runner.invoke(cli, ["validate", "--leviath-models", str(tmp_path / "leviath.toml"), str(blueprint)])
+    assert not_a_list.exit_code == 2 and "lev models list" in not_a_list.output

@@ -1,0 +1,90 @@
+"""The scenario format: golden cases for every reading error, the JSON Schema, and the docs' examples.
+
+`tests/scenario_cases/<code>/<case>.toml` beside `<case>.out`, the exact text report of reading
+the file (as `blueprint test` shows it). A case named `ok-*` must read cleanly. Run with
+`UPDATE_GOLDEN=1` to rewrite the `.out` files, then read the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from compiler.render.text import render_report
+from compiler.scenarios.loader import load_scenarios
+from helpers import ROOT, assert_golden, golden_id
+
+CASES = Path(__file__).parent / "scenario_cases"
+CASE_FILES = sorted(CASES.glob("*/*.toml"))
+SCHEMA = json.loads((ROOT / "schemas" / "scenario.schema.json").read_text(encoding="utf-8"))
+EXAMPLES = sorted((ROOT / "blueprints").glob("*.scenarios.toml"))
+#: Cases only the loader can refuse: the schema cannot see a name used twice, or a step's
+#: arguments.
+SCHEMA_CANNOT_TELL = {"scenario-format/duplicate-name", "scenario-step/malformed-steps"}
+
+
+def read_case(path: Path):
+    return load_scenarios(path.relative_to(CASES).as_posix(), path.read_bytes())
+
+
+@pytest.mark.parametrize("case", CASE_FILES, ids=golden_id)
+def test_reading_errors_golden(case: Path) -> None:
+    file = read_case(case)
+    output = render_report([(file.diagnostics, file.source)], color=False)
+    assert_golden(case, output, [d.code for d in file.diagnostics])
+
+
+def test_every_code_has_a_case() -> None:
+    folders = {p.parent.name for p in CASE_FILES}
+    assert {"toml-syntax", "scenario-format", "scenario-step", "scenario-expect"} <= folders
+
+
+def test_a_scenario_with_an_error_is_left_out_and_the_others_kept() -> None:
+    file = read_case(CASES / "scenario-format" / "duplicate-name.toml")
+    assert [s.name for s in file.scenarios] == ["same"] and file.declared == 2
+    file = read_case(CASES / "scenario-step" / "malformed-steps.toml")
+    assert file.scenarios == () and len(file.diagnostics) == 11
+
+
+def test_every_error_is_positioned_in_the_file() -> None:
+    for case in CASE_FILES:
+        for diagnostic in read_case(case).diagnostics:
+            assert diagnostic.span is not None, (case.name, diagnostic.message)
+
+
+@pytest.mark.parametrize("case", [c for c in CASE_FILES if c.parent.name != "toml-syntax"], ids=golden_id)
+def test_the_schema_agrees_with_the_loader(case: Path) -> None:
+    document = tomllib.loads(case.read_text(encoding="utf-8"))
+    errors = list(jsonschema.Draft7Validator(SCHEMA).iter_errors(document))
+    if case.stem.startswith("ok-"):
+        assert errors == []
+    elif golden_id(case) not in SCHEMA_CANNOT_TELL:
+        assert errors, f"the schema accepts {case.name}, which the loader refuses"
+
+
+def test_the_schema_is_valid_and_every_example_matches_it() -> None:
+    jsonschema.Draft7Validator.check_schema(SCHEMA)
+    assert EXAMPLES
+    for path in EXAMPLES:
+        jsonschema.validate(tomllib.loads(path.read_text(encoding="utf-8")), SCHEMA)
+        assert load_scenarios(str(path), path.read_bytes()).diagnostics == ()
+
+
+def test_the_docs_examples_read_cleanly_and_match_the_schema() -> None:
+    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```toml\n(.*?)```", text, flags=re.S) if "[[scenario]]" in b]
+    assert len(blocks) >= 2
+    for block in blocks:
+        jsonschema.validate(tomllib.loads(block), SCHEMA)
+        assert load_scenarios("doc.scenarios.toml", block.encode()).diagnostics == ()
+
+
+def test_the_schema_is_published() -> None:
+    from compiler.resources import load_schema
+
+    assert load_schema("scenario") == SCHEMA
