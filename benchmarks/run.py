@@ -11,7 +11,9 @@ One run measures, on the same inputs:
    `check` per stage at 100 / 1,000 / 10,000 stages; `blueprint check DIR` peak memory on a
    tree of 200 and of 2,000 files;
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
-   round trip.
+   round trip;
+6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
+   the server's memory over many edits (`lsp.py`).
 
 `--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
 docs/performance.md explains every row. Run from the root of a checkout.
@@ -38,7 +40,7 @@ import generate  # noqa: E402
 import measure  # noqa: E402
 
 SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
-PACKAGES = ("blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
+PACKAGES = ("agent-blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
 #: Sizes and repetitions: (full run, --quick).
 PLAN = {
     "generated_files": (40, 4),
@@ -52,10 +54,12 @@ PLAN = {
     "check_tree_files": ((200, 2000), (10, 40)),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
+    "lsp_edits": (200, 10),
+    "lsp_memory_edits": (2000, 20),
 }
 
 
-SECTIONS = ("corpus", "process", "scaling", "check", "check-scaling", "check-tree", "runner")
+SECTIONS = ("corpus", "process", "scaling", "check", "check-scaling", "check-tree", "runner", "lsp")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,6 +133,10 @@ def run_section(section: str, plan: dict) -> list:
         return measure.check_scaling_rows(plan["check_scaling_sizes"], plan["check_scaling_repeat"])
     if section == "check-tree":
         return [measure.check_tree_row(plan["check_tree_files"])]
+    if section == "lsp":
+        import lsp
+
+        return lsp.lsp_rows(plan["lsp_edits"], plan["lsp_memory_edits"])
     return measure.runner_rows(plan["runner_events"], plan["runner_repeat"])
 
 

@@ -18,6 +18,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+#: The name to install: `pip install agent-blueprint-compiler` (`blueprint-compiler` on PyPI
+#: is an unrelated project). The command stays `blueprint`, the package `compiler`.
+DISTRIBUTION = "agent-blueprint-compiler"
 
 #: public name → module that defines it
 _EXPORTS = {

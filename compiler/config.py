@@ -1,31 +1,64 @@
 """Settings that shape a validation run, and where they come from.
 
 Library users construct `Settings` directly. The CLI builds one per file from two sources:
-`[tool.blueprint]` in the nearest `pyproject.toml` above the file that has such a table,
-then its own flags, which replace the same keys of the file. Rules are named by code, by
-family (`lint`, `schema`, …) or `all`; a name that is none of these is a configuration
-error, never silently ignored (a typo in `ignore` would otherwise re-enable nothing and
-hide nothing, with no sign that it was wrong).
+the nearest configuration file above the file, then its own flags, which replace the same
+keys of the file. In each directory, from the file's own up to the filesystem root, the first
+of `.blueprint.toml`, `blueprint.toml` and a `pyproject.toml` with a `[tool.blueprint]` table
+is the configuration (the same keys; the dedicated files write them at the top level). Tables
+further up are not merged into it, as with ruff.
+
+Rules are named by code, by family (`lint`, `schema`, …) or `all`; a name that is none of
+these is a configuration error, never silently ignored (a typo in `ignore` would otherwise
+re-enable nothing and hide nothing, with no sign that it was wrong). So is an unknown key.
+
+To add a key: a line in `KEYS` (name, attribute, kind, default, help), a field of that
+attribute in `FileConfig` (None = not set) and, when the validation pipeline reads it, in
+`Settings` (`settings_for` copies every field the two share). A new kind of value is one
+reader in `_READERS`.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
 
-#: The file and table the CLI reads configuration from.
-CONFIG_FILE = "pyproject.toml"
+#: Configuration files, in the order they are looked for in each directory: the first one
+#: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
+CONFIG_FILES = (".blueprint.toml", "blueprint.toml", "pyproject.toml")
+PYPROJECT = "pyproject.toml"
+#: The table of `pyproject.toml` that holds the keys.
 CONFIG_TABLE = "tool.blueprint"
-#: A pyproject.toml larger than this is not read (a real one is a few kilobytes).
+#: Kept for callers of the first version, which read only `pyproject.toml`.
+CONFIG_FILE = PYPROJECT
+#: A configuration file larger than this is not read (a real one is a few kilobytes).
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
+
+#: Folders a directory search leaves out unless `exclude` says otherwise: hidden ones, and
+#: those that hold other people's code or build output, never blueprints of the project
+#: (gitignore-style patterns; one without a `/` matches at any depth).
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".*",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "bower_components",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "target",
+    "vendor",
+    "venv",
+)
 
 
 @dataclass(frozen=True)
@@ -66,18 +99,72 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class ConfigKey:
+    """One configuration key: the attribute it fills, the kind of value, its default, its meaning."""
+
+    attribute: str
+    kind: str
+    default: Any
+    help: str
+
+
+#: Every configuration key, by the name written in the file.
+KEYS: dict[str, ConfigKey] = {
+    "select": ConfigKey("select", "rules", (), "run only these rule codes or families (empty: every rule)"),
+    "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
+    "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
+    "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "leviath-config": ConfigKey("leviath_config", "path", None, "your Leviath config.toml, for installation checks"),
+    "leviath-models": ConfigKey("leviath_models", "path", None, "what `lev models list` prints, saved to a file"),
+    "default-max-iterations": ConfigKey(
+        "default_max_iterations",
+        "count",
+        DEFAULT_MAX_ITERATIONS,
+        "the iteration cap of a stage whose max_iterations is unset or 0, as Leviath's configuration sets it (0: none)",
+    ),
+    "exclude": ConfigKey("exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces defaults)"),
+    "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
+    "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
+    "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),
+}
+
+
+@dataclass(frozen=True)
 class FileConfig:
-    """`[tool.blueprint]` of one `pyproject.toml`; None means the key is not set."""
+    """The keys of one configuration file; None means the key is not set."""
 
     path: Path
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
-    known_tools: tuple[str, ...] = ()
+    known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
     #: Paths, resolved against the folder of the configuration file.
     leviath_config: str | None = None
     leviath_models: str | None = None
     default_max_iterations: int | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] | None = None
+    respect_gitignore: bool | None = None
+    rule_docs_url: str | None = None
+    #: How messages name the file (relative to the working directory where it can be).
+    display: str = field(default="", compare=False)
+
+    @property
+    def directory(self) -> Path:
+        """The folder its relative patterns start from."""
+        return self.path.parent
+
+    @property
+    def label(self) -> str:
+        """Where its keys are written: `blueprint.toml`, `pyproject.toml [tool.blueprint]`."""
+        where = self.display or str(self.path)
+        return f"{where} [{CONFIG_TABLE}]" if self.path.name == PYPROJECT else where
+
+    def value(self, key: str) -> Any:
+        """The value of `key` (a name of `KEYS`): as written, or its default when not set."""
+        spec = KEYS[key]
+        written = getattr(self, spec.attribute, None)
+        return spec.default if written is None else written
 
 
 @dataclass(frozen=True)
@@ -90,47 +177,33 @@ class Overrides:
     leviath_config: str | None = None
     leviath_models: str | None = None
     default_max_iterations: int | None = None
+    #: `--exclude`: patterns added to the configuration's, relative to the working directory.
+    exclude: tuple[str, ...] | None = None
+    respect_gitignore: bool | None = None
 
 
-#: Keys of `[tool.blueprint]`: name → (FileConfig field, expected kind).
-_KEYS: dict[str, tuple[str, str]] = {
-    "select": ("select", "rules"),
-    "ignore": ("ignore", "rules"),
-    "known-tools": ("known_tools", "strings"),
-    "deny-warnings": ("deny_warnings", "bool"),
-    "leviath-config": ("leviath_config", "path"),
-    "leviath-models": ("leviath_models", "path"),
-    "default-max-iterations": ("default_max_iterations", "count"),
+#: The command-line flag that overrides each key, for `--show-settings`.
+FLAGS: dict[str, str] = {
+    "select": "--select",
+    "ignore": "--ignore",
+    "deny-warnings": "--[no-]deny-warnings",
+    "leviath-config": "--leviath-config",
+    "leviath-models": "--leviath-models",
+    "default-max-iterations": "--default-max-iterations",
+    "respect-gitignore": "--[no-]respect-gitignore",
 }
 
 
 def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) -> Settings:
     """The settings of one file: the configuration, with every given flag replacing its key."""
-    base = Settings()
-    if config is not None:
-        base = Settings(
-            select=config.select or (),
-            ignore=config.ignore or (),
-            known_tools=config.known_tools,
-            deny_warnings=bool(config.deny_warnings),
-            leviath_config=config.leviath_config,
-            leviath_models=config.leviath_models,
-        )
-        if config.default_max_iterations is not None:
-            base = replace(base, default_max_iterations=config.default_max_iterations)
-    changes: dict[str, Any] = {}
-    if overrides.select is not None:
-        changes["select"] = overrides.select
-    if overrides.ignore is not None:
-        changes["ignore"] = overrides.ignore
-    if overrides.deny_warnings is not None:
-        changes["deny_warnings"] = overrides.deny_warnings
-    for key in ("leviath_config", "leviath_models"):
-        if getattr(overrides, key) is not None:
-            changes[key] = getattr(overrides, key)
-    if overrides.default_max_iterations is not None:
-        changes["default_max_iterations"] = overrides.default_max_iterations
-    return replace(base, **changes)
+    shared = [f.name for f in fields(Settings)]
+    values: dict[str, Any] = {}
+    for source in (config, overrides):
+        for name in shared:
+            value = getattr(source, name, None)
+            if value is not None:
+                values[name] = value
+    return Settings(**values)
 
 
 def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
@@ -141,19 +214,30 @@ def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
     names = tuple(names)
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ConfigError(f"{where}: unknown rule or family '{name}'{hint}")
+            raise ConfigError(f"{where}: unknown rule or family '{name}'{_did_you_mean(name, sorted(known))}")
     return names
 
 
-def load_config(pyproject: Path, display: str | None = None) -> FileConfig | None:
-    """`[tool.blueprint]` of `pyproject`, or None when the file has no such table."""
+def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
+    """`patterns` unchanged when each is a gitignore-style pattern; else `ConfigError`."""
+    from .ignore import compile_patterns
+
+    patterns = tuple(patterns)
+    try:
+        compile_patterns(patterns)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    return patterns
+
+
+def load_config(path: Path, display: str | None = None) -> FileConfig | None:
+    """The configuration in `path`: a `blueprint.toml` / `.blueprint.toml` (keys at the top
+    level), or the `[tool.blueprint]` table of a `pyproject.toml` (None when it has none)."""
     import tomllib
 
-    where = display or str(pyproject)
+    where = display or str(path)
     try:
-        data = read_limited(pyproject, MAX_CONFIG_BYTES)
+        data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
         document = tomllib.loads(data.decode("utf-8"))
@@ -161,44 +245,80 @@ def load_config(pyproject: Path, display: str | None = None) -> FileConfig | Non
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
-    tool = document.get("tool")
-    if not isinstance(tool, dict) or "blueprint" not in tool:
-        return None
-    table = tool["blueprint"]
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [{CONFIG_TABLE}] must be a table")
+    if path.name == PYPROJECT:
+        tool = document.get("tool")
+        if not isinstance(tool, dict) or "blueprint" not in tool:
+            return None
+        table = tool["blueprint"]
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [{CONFIG_TABLE}] must be a table")
+        prefix = f"{where}: [{CONFIG_TABLE}] "
+        unknown = f" in [{CONFIG_TABLE}]"
+    else:
+        table = document
+        if "tool" in table and isinstance(table["tool"], dict) and "blueprint" in table["tool"]:
+            raise ConfigError(f"{where}: write the keys at the top level: [{CONFIG_TABLE}] is for pyproject.toml only")
+        prefix = f"{where}: "
+        unknown = ""
     values: dict[str, Any] = {}
     for key, value in table.items():
-        if key not in _KEYS:
-            close = difflib.get_close_matches(key, list(_KEYS), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ConfigError(f"{where}: unknown key '{key}' in [{CONFIG_TABLE}]{hint}")
-        attribute, kind = _KEYS[key]
-        label = f"{where}: [{CONFIG_TABLE}] {key}"
-        if kind == "bool":
-            if not isinstance(value, bool):
-                raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
-            values[attribute] = value
-            continue
-        if kind == "path":
-            if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
-            values[attribute] = str(pyproject.parent / os.path.expanduser(value))
-            continue
-        if kind == "count":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{label} must be a whole number of 0 or more, not {_count_name(value)}")
-            values[attribute] = value
-            continue
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
-        items = tuple(item.strip() for item in value if item.strip())
-        values[attribute] = check_rule_names(items, label) if kind == "rules" else items
-    return FileConfig(path=pyproject, **values)
+        spec = KEYS.get(key)
+        if spec is None:
+            raise ConfigError(f"{where}: unknown key '{key}'{unknown}{_did_you_mean(key, list(KEYS))}")
+        values[spec.attribute] = _READERS[spec.kind](value, prefix + key, path.parent)
+    return FileConfig(path=path, display=display or "", **values)
 
 
-def _count_name(value: Any) -> str:
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _read_bool(value: Any, label: str, base: Path) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
+    return value
+
+
+def _read_strings(value: Any, label: str, base: Path | None = None) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
+    return tuple(item.strip() for item in value if item.strip())
+
+
+def _read_count(value: Any, label: str, base: Path) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
+        raise ConfigError(f"{label} must be a whole number of 0 or more, not {shown}")
+    return value
+
+
+def _read_path(value: Any, label: str, base: Path) -> str:
+    """A path, relative to the folder of the configuration file (`~` is the home folder)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
+    return str(base / os.path.expanduser(value))
+
+
+def _read_url(value: Any, label: str, base: Path) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{label} must be a string, not {_type_name(value)}")
+    if not value.startswith(("https://", "http://")) or "{code}" not in value:
+        raise ConfigError(f"{label} must be an http(s) URL with {{code}} where the rule's code goes, not '{value}'")
+    return value
+
+
+#: kind → reader of a value of that kind (checks it; `label` names the file and the key, and
+#: relative paths start from the configuration file's folder).
+_READERS: dict[str, Callable[[Any, str, Path], Any]] = {
+    "bool": _read_bool,
+    "count": _read_count,
+    "path": _read_path,
+    "strings": _read_strings,
+    "rules": lambda value, label, base: check_rule_names(_read_strings(value, label), label),
+    "globs": lambda value, label, base: check_globs(_read_strings(value, label), label),
+    "url": _read_url,
+}
 
 
 def _type_name(value: Any) -> str:
@@ -217,36 +337,57 @@ def _type_name(value: Any) -> str:
 
 @dataclass
 class ConfigFinder:
-    """Finds the configuration that applies to a file, caching every directory it visits."""
+    """Finds the configuration that applies to a file, caching every directory it visits.
+
+    `warnings` collects configurations that were passed over because a file of higher
+    precedence sits in the same folder (the CLI prints them once).
+    """
 
     _by_directory: dict[Path, FileConfig | None] = field(default_factory=dict)
     _by_file: dict[Path, FileConfig | None] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def for_file(self, path: str | os.PathLike[str]) -> FileConfig | None:
-        """`[tool.blueprint]` of the nearest `pyproject.toml` above `path` that has one."""
-        start = Path(os.path.abspath(path)).parent
+        """The configuration of the nearest directory above `path` that has one."""
+        return self.for_directory(Path(os.path.abspath(path)).parent)
+
+    def for_directory(self, directory: str | os.PathLike[str]) -> FileConfig | None:
+        """The configuration of `directory` or the nearest directory above it that has one."""
         visited: list[Path] = []
         found: FileConfig | None = None
-        directory: Path | None = start
-        while directory is not None:
-            if directory in self._by_directory:
-                found = self._by_directory[directory]
+        current: Path | None = Path(os.path.abspath(directory))
+        while current is not None:
+            if current in self._by_directory:
+                found = self._by_directory[current]
                 break
-            visited.append(directory)
-            candidate = directory / CONFIG_FILE
-            if _is_file(candidate):
-                found = self._load(candidate)
-                if found is not None:
-                    break
-            directory = directory.parent if directory.parent != directory else None
+            visited.append(current)
+            found = self._in_directory(current)
+            if found is not None:
+                break
+            current = current.parent if current.parent != current else None
         for seen in visited:
             self._by_directory[seen] = found
         return found
 
-    def _load(self, pyproject: Path) -> FileConfig | None:
-        if pyproject not in self._by_file:
-            self._by_file[pyproject] = load_config(pyproject, _display(pyproject))
-        return self._by_file[pyproject]
+    def _in_directory(self, directory: Path) -> FileConfig | None:
+        found: FileConfig | None = None
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if not _is_file(candidate):
+                continue
+            config = self._load(candidate)
+            if config is None:
+                continue
+            if found is None:
+                found = config
+            else:
+                self.warnings.append(f"{config.label} is not read: {found.label} beside it takes precedence")
+        return found
+
+    def _load(self, path: Path) -> FileConfig | None:
+        if path not in self._by_file:
+            self._by_file[path] = load_config(path, _display(path))
+        return self._by_file[path]
 
 
 def _is_file(path: Path) -> bool:

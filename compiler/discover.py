@@ -2,7 +2,8 @@
 
 A file named on the command line is always checked, whatever its name (pre-commit passes
 file names). A directory is searched for `*.leviath` files (`agent.leviath` among them),
-skipping hidden folders, vendored and build folders, and virtual environments, and never
+leaving out what a `PathFilter` excludes (hidden, vendored and build folders by default,
+configured patterns, `.gitignore`; see `compiler.ignore`) and virtual environments, and never
 following a symbolic link out of the directory given. The order is deterministic: the
 paths in command-line order, each directory's files sorted by their path components; a
 file reached twice is checked once.
@@ -14,26 +15,12 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from .config import DEFAULT_EXCLUDE
+from .ignore import PathFilter
+
 BLUEPRINT_NAME = "agent.leviath"
 BLUEPRINT_SUFFIX = ".leviath"
 
-#: Folders that hold other people's code or build output, never blueprints of the project.
-SKIPPED_DIRECTORIES = frozenset(
-    {
-        "__pycache__",
-        "__pypackages__",
-        "_build",
-        "bower_components",
-        "buck-out",
-        "build",
-        "dist",
-        "node_modules",
-        "site-packages",
-        "target",
-        "vendor",
-        "venv",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -44,6 +31,19 @@ class Discovery:
     missing: tuple[str, ...] = ()
     #: Directories that could not be listed (`path: reason`); the search went on without them.
     skipped: tuple[str, ...] = ()
+    #: Folders and blueprint files a search left out (`path: the pattern and where it is from`).
+    excluded: tuple[str, ...] = ()
+    #: Every folder the search listed, in the order listed (`--watch` watches them).
+    folders: tuple[str, ...] = ()
+
+
+#: Folder names the default `exclude` leaves out besides hidden ones (`.*`).
+_DEFAULT_FOLDER_NAMES = frozenset(name for name in DEFAULT_EXCLUDE if name != ".*")
+
+
+def is_skipped_directory(name: str) -> bool:
+    """A folder name the default `exclude` leaves out: hidden, vendored or build output."""
+    return name.startswith(".") or name in _DEFAULT_FOLDER_NAMES
 
 
 def is_blueprint_name(name: str) -> bool:
@@ -51,15 +51,18 @@ def is_blueprint_name(name: str) -> bool:
     return name.endswith(BLUEPRINT_SUFFIX) and not name.startswith(".")
 
 
-def is_skipped_directory(name: str) -> bool:
-    return name.startswith(".") or name in SKIPPED_DIRECTORIES
-
-
-def discover(paths: Iterable[str], match: Callable[[str], bool] = is_blueprint_name) -> Discovery:
-    """The files to check; a directory is searched for names `match` accepts (blueprints)."""
+def discover(
+    paths: Iterable[str], path_filter: PathFilter | None = None, match: Callable[[str], bool] = is_blueprint_name
+) -> Discovery:
+    """The files `paths` name or hold: a directory is searched for names `match` accepts
+    (blueprints); `path_filter` decides what the search leaves out (default: the default
+    exclude patterns and `.gitignore` files)."""
+    path_filter = path_filter or PathFilter()
     files: list[str] = []
     missing: list[str] = []
     skipped: list[str] = []
+    excluded: list[str] = []
+    folders: list[str] = []
     seen: set[str] = set()
 
     def add(display: str, real: str) -> None:
@@ -70,18 +73,27 @@ def discover(paths: Iterable[str], match: Callable[[str], bool] = is_blueprint_n
     for given in paths:
         display = os.path.normpath(given)
         if os.path.isdir(given):
-            for found in _search(given, skipped, match):
+            for found in _search(given, skipped, excluded, folders, path_filter, match):
                 add(os.path.normpath(os.path.join(given, found)), os.path.realpath(os.path.join(given, found)))
         elif os.path.lexists(given):
             add(display, os.path.realpath(given))
         else:
             missing.append(given)
-    return Discovery(tuple(files), tuple(missing), tuple(skipped))
+    return Discovery(tuple(files), tuple(missing), tuple(skipped), tuple(excluded), tuple(folders))
 
 
-def _search(root: str, skipped: list[str], match: Callable[[str], bool] = is_blueprint_name) -> list[str]:
+def _search(
+    root: str,
+    skipped: list[str],
+    excluded: list[str],
+    folders: list[str],
+    path_filter: PathFilter,
+    match: Callable[[str], bool] = is_blueprint_name,
+) -> list[str]:
     """Files below `root` whose names `match` accepts, relative to it, sorted by path components."""
     real_root = os.path.realpath(root)
+    absolute_root = os.path.abspath(root)
+    path_filter.start(absolute_root)
     found: list[tuple[str, ...]] = []
     pending: list[tuple[str, ...]] = [()]
     while pending:
@@ -95,12 +107,19 @@ def _search(root: str, skipped: list[str], match: Callable[[str], bool] = is_blu
             continue
         if parts and any(entry.name == "pyvenv.cfg" for entry in listed):
             continue  # a virtual environment, whatever its name
+        folders.append(os.path.normpath(directory))
+        folder = os.path.join(absolute_root, *parts)
         for entry in listed:
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not is_skipped_directory(entry.name):
-                        pending.append((*parts, entry.name))
-                elif match(entry.name) and _inside(entry, real_root):
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir and not (match(entry.name) and _inside(entry, real_root)):
+                    continue
+                why = path_filter.excluded(folder, entry.name, is_dir)
+                if why is not None:
+                    excluded.append(f"{os.path.normpath(os.path.join(directory, entry.name))}: {why}")
+                elif is_dir:
+                    pending.append((*parts, entry.name))
+                else:
                     found.append((*parts, entry.name))
             except OSError:
                 continue  # vanished or unreadable entry: nothing to check there

@@ -86,6 +86,20 @@ class Picture:
 
 def read_png(data: bytes) -> Picture:
     """Decode an 8-bit, non-interlaced PNG (grey, RGB or RGBA) and measure it."""
+    width, height, bpp, rows = decode_png(data)
+    counts: dict[bytes, int] = {}
+    for line in rows:
+        for x in range(0, width * bpp, bpp * 4):  # every 4th pixel is plenty to measure
+            pixel = bytes(line[x : x + bpp])
+            counts[pixel] = counts.get(pixel, 0) + 1
+    total = sum(counts.values())
+    background = max(counts.values())
+    return Picture(width, height, (total - background) / total, len(counts))
+
+
+def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
+    """(width, height, bytes per pixel, one row of pixel bytes per line) of an 8-bit,
+    non-interlaced PNG (grey, RGB or RGBA)."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG file")
     pos, chunks, header = 8, [], None
@@ -106,19 +120,15 @@ def read_png(data: bytes) -> Picture:
     raw = zlib.decompress(b"".join(chunks))
     stride = width * bpp
     previous = bytearray(stride)
-    counts: dict[bytes, int] = {}
+    rows: list[bytes] = []
     offset = 0
     for _ in range(height):
         kind, line = raw[offset], bytearray(raw[offset + 1 : offset + 1 + stride])
         offset += 1 + stride
         _unfilter(kind, line, previous, bpp)
-        for x in range(0, stride, bpp * 4):  # every 4th pixel is plenty to measure
-            pixel = bytes(line[x : x + bpp])
-            counts[pixel] = counts.get(pixel, 0) + 1
+        rows.append(bytes(line))
         previous = line
-    total = sum(counts.values())
-    background = max(counts.values())
-    return Picture(width, height, (total - background) / total, len(counts))
+    return width, height, bpp, rows
 
 
 def _unfilter(kind: int, line: bytearray, previous: bytearray, bpp: int) -> None:

@@ -110,7 +110,7 @@ def test_the_package_ships_its_type_hints():
 
 def test_load_ir_of_a_future_version_says_to_upgrade():
     document = compiler.compile(GATES)
-    with pytest.raises(compiler.IRError, match="ir_version 99 is newer.*upgrade blueprint-compiler"):
+    with pytest.raises(compiler.IRError, match="ir_version 99 is newer.*upgrade agent-blueprint-compiler"):
         compiler.load_ir({**document, "ir_version": 99})
 
 

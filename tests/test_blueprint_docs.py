@@ -306,9 +306,13 @@ def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Pa
     created = sorted(set(after) - set(before))
     assert created == sorted(
         [Path("out"), Path("out/docs")]
-        + [Path("out/docs") / f"{stem}{suffix}" for stem in ("same", "same-2", "escape") for suffix in (".md", ".html")]
+        + [
+            Path("out/docs") / f"{stem}{suffix}"
+            for stem in ("same", "same-2", "escape", "index")
+            for suffix in (".md", ".html")
+        ]
     )
-    assert (out / "same.md").read_text(encoding="utf-8").startswith("# same\n")
+    assert (out / "same.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
 
 
 def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
@@ -331,7 +335,7 @@ def test_docs_skips_a_blueprint_with_errors_and_exits_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["docs", str(good), str(bad), "-o", str(out)])
     assert result.exit_code == 1
     assert "error[unknown-stage]" in result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md", "index.html", "index.md"]
 
 
 def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -341,3 +345,33 @@ def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
     blocker = write(tmp_path / "file", "x")
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
     assert CliRunner().invoke(cli, ["docs", str(good), "-o", str(blocker / "sub")]).exit_code == 2
+
+
+def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Path) -> None:
+    write(tmp_path / "in" / "alpha" / "agent.leviath", OK.format(name="alpha").replace('name = "alpha"', 'name = "alpha"\ndescription = "First | agent"'))
+    write(tmp_path / "in" / "index.leviath", OK.format(name="index"))
+    out = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
+    assert result.exit_code == 0, result.output
+    index = (out / "index.md").read_text(encoding="utf-8").splitlines()
+    assert "| [alpha](alpha.md) | First \\| agent | 1 | 0 | `alpha/agent.leviath` |" in index
+    assert "| [index](index-2.md) |  | 1 | 0 | `index.leviath` |" in index  # never over the index itself
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert '<a href="alpha.html">alpha</a></td><td>First | agent</td><td class="count">1</td>' in html
+    assert "<script" not in html and "Content-Security-Policy" in html
+
+
+def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.cli.docs_cmd import source_label
+
+    source = write(tmp_path / "repo" / "agents" / "coder" / "agent.leviath", OK.format(name="coder"))
+    out = tmp_path / "site"
+    assert CliRunner().invoke(cli, ["docs", str(tmp_path / "repo" / "agents"), "-o", str(out)]).exit_code == 0
+    page = (out / "coder.md").read_text(encoding="utf-8")
+    assert "| source | `coder/agent.leviath` |" in page and str(tmp_path) not in page
+    assert str(tmp_path) not in (out / "coder.html").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "repo")
+    assert source_label(str(source), (str(source),)) == "agents/coder/agent.leviath"
+    monkeypatch.chdir(tmp_path / "repo" / "agents" / "coder")
+    assert source_label(str(tmp_path / "repo" / "agents" / "coder" / "agent.leviath"), ("../../x.leviath",)) == "agent.leviath"
+    assert source_label(str(source), ()) == "agent.leviath"

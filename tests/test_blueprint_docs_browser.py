@@ -8,6 +8,7 @@ also writes screenshots for a person to look at.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import page_data, render_html
-from helpers import ROOT
+from helpers import CORPUS, ROOT, requires_shared
 
 _spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
 browser = importlib.util.module_from_spec(_spec)
@@ -98,3 +99,82 @@ def test_png_reader_measures_a_blank_image() -> None:
     )
     picture = browser.read_png(png)
     assert (picture.width, picture.height, picture.ink, picture.colours) == (8, 4, 0.0, 1)
+
+
+# --- a large graph fits the page ------------------------------------------------------------
+
+def with_corner_marks(svg: str) -> str:
+    """The SVG with a magenta square in each corner of its viewBox: if all four show in a
+    screenshot, no part of the drawing is cut off."""
+    import re
+
+    x, y, width, height = (float(v) for v in re.search(r'viewBox="([^"]+)"', svg).group(1).split())
+    size = max(width, height) * 0.02
+    marks = "".join(
+        f'<rect x="{mx:.2f}" y="{my:.2f}" width="{size:.2f}" height="{size:.2f}" fill="#ff00ff"/>'
+        for mx in (x, x + width - size)
+        for my in (y, y + height - size)
+    )
+    end = svg.rindex("</svg>")
+    return svg[:end] + marks + svg[end:]
+
+
+def magenta_pixels(png: bytes) -> list[tuple[int, int]]:
+    """Where the screenshot is pure magenta (the marks' insides; their edges are blended)."""
+    _, _, bpp, rows = browser.decode_png(png)
+    found = []
+    for y, row in enumerate(rows):
+        at = row.find(b"\xff\x00\xff")
+        while at >= 0:
+            if at % bpp == 0:
+                found.append((at // bpp, y))
+            at = row.find(b"\xff\x00\xff", at + 1)
+    return found
+
+
+@needs_chromium
+@requires_shared
+@pytest.mark.parametrize("engine", ["builtin", "graphviz"])
+def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: Path) -> None:
+    """The corpus's coder (8 stages, every kind of edge): nothing of its diagram is cut off."""
+    from dataclasses import replace
+
+    if engine == "graphviz" and shutil.which("dot") is None:
+        pytest.skip("Graphviz (dot) is not installed")
+    source = CORPUS / "coder" / "agent.leviath"
+    result = validate_bytes("coder/agent.leviath", source.read_bytes())
+    page = page_data(result.blueprint, "coder/agent.leviath", engine)
+    assert page.svg_engine == engine and len(page.stages) == 8 and page.edge_count >= 25
+    html = tmp_path / "coder.html"
+    html.write_text(render_html(replace(page, svg=with_corner_marks(page.svg)), index=True), encoding="utf-8")
+    png = tmp_path / "coder.png"
+    browser.screenshot(html, png, width=1280, height=1600)
+    marks = magenta_pixels(png.read_bytes())
+    assert marks, "no corner of the diagram is visible"
+    xs, ys = [x for x, _ in marks], [y for _, y in marks]
+    left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
+    assert right < 1280 and bottom < 1600
+    middle_x, middle_y = (left + right) / 2, (top + bottom) / 2
+    corners = {(x < middle_x, y < middle_y) for x, y in marks}
+    assert corners == {(True, True), (True, False), (False, True), (False, False)}, "a corner is cut off"
+    assert right - left > 600, "the diagram is drawn far smaller than the page allows"
+    natural = re.search(r'<svg[^>]*\swidth="([\d.]+)(pt|px)?"', page.svg)
+    if engine == "graphviz":  # Graphviz draws it wider than the page: fitting is what keeps it whole
+        assert float(natural.group(1)) * (4 / 3 if natural.group(2) == "pt" else 1) > 1280
+
+
+@needs_chromium
+def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli.main import cli
+
+    out = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints"), "-o", str(out), "--diagram", "builtin"])
+    assert result.exit_code == 0, result.output
+    index = browser.dump_dom(out / "index.html")
+    links = sorted(set(re.findall(r'href="([^"]+\.html)"', index)))
+    assert links == sorted(p.name for p in out.glob("*.html") if p.name != "index.html")
+    page = browser.dump_dom(out / links[0])
+    assert '<input type="checkbox" id="zoom" class="zoom">' in page and 'for="zoom"' in page
+    assert '<a href="index.html">All blueprints</a>' in page

@@ -72,8 +72,9 @@ def test_run_reads_undecodable_standard_input_as_unreadable_lines() -> None:
     from_file = invoke("run", str(BLUEPRINT), "--events", str(ROOT / "tests" / "runtime" / "review-loop.ndjson"))
     assert result.exit_code == from_file.exit_code == 0
     assert "Error" not in result.stderr
-    assert result.stdout.rstrip().splitlines()[-1] == "  skipped 2 unreadable lines"
-    assert from_file.stdout.rstrip().splitlines()[-1] == "  skipped 1 unreadable line"
+    # The undecodable first line, then the stream's own line 14 (now line 15).
+    assert result.stdout.rstrip().splitlines()[-1] == "  skipped 2 unreadable lines (lines 1, 15)"
+    assert from_file.stdout.rstrip().splitlines()[-1] == "  skipped 1 unreadable line (line 14)"
 
 
 def test_run_with_standard_input_closed_is_an_io_error_not_a_crash() -> None:

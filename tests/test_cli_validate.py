@@ -281,12 +281,12 @@ def test_default_path_is_the_working_directory(tmp_path: Path, monkeypatch: pyte
 
 
 def test_an_unexpected_crash_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.cli.validate_cmd as validate_cmd
+    import compiler.discover as discover_module
 
-    def explode(paths):
+    def explode(paths, path_filter=None):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(validate_cmd, "discover", explode)
+    monkeypatch.setattr(discover_module, "discover", explode)
     result = validate(str(tmp_path))
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
@@ -332,11 +332,11 @@ def test_a_crash_on_one_file_does_not_hide_the_others(tmp_path: Path, monkeypatc
 
 
 def test_an_interrupt_exits_130_not_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.cli.validate_cmd as validate_cmd
+    import compiler.discover as discover_module
 
-    def interrupted(paths):
+    def interrupted(paths, path_filter=None):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(validate_cmd, "discover", interrupted)
+    monkeypatch.setattr(discover_module, "discover", interrupted)
     result = validate(str(tmp_path))
     assert result.exit_code == 130 and "interrupted" in result.stderr

@@ -163,7 +163,7 @@ def checked(data: bytes) -> dict[str, Any]:
     validated = validate_bytes("fuzz.leviath", data)
     item = check_bytes("fuzz.leviath", data, Settings(), max_states=MAX_STATES)
     text_report([item], ReportOptions())
-    report = json.loads(json_document([json_entry(item)]))
+    report = json.loads(json_document([json_entry(item, None)], item.result.counts))
     analysis = item.analysis
     ceilings = analysis.ceilings if analysis is not None else None
     numbers = [] if ceilings is None else [ceilings.visits, ceilings.inferences] + [

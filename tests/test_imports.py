@@ -17,8 +17,9 @@ import pytest
 from helpers import ROOT
 
 #: Never needed to validate: the graph drawing library, templates, the round-trip TOML
-#: library, and package metadata (slow to import; the version is a constant).
-NEVER = ("networkx", "jinja2", "tomlkit", "importlib.metadata")
+#: library, package metadata (slow to import; the version is a constant), and the language
+#: server with its protocol stack.
+NEVER = ("networkx", "jinja2", "tomlkit", "importlib.metadata", "compiler.lsp", "pygls", "lsprotocol")
 #: Needed only to explain a schema problem: a valid file is decided without it.
 ONLY_ON_SCHEMA_ERRORS = ("jsonschema",)
 

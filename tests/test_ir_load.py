@@ -65,7 +65,7 @@ def test_the_caller_document_is_not_modified(ir):
     "version, match",
     [
         (IR_VERSION + 1, rf"ir_version {IR_VERSION + 1} is newer than this blueprint-compiler reads"),
-        (99, "upgrade blueprint-compiler"),
+        (99, "upgrade agent-blueprint-compiler"),
         (0, "ir_version 0 does not exist"),
         (-1, "ir_version -1 does not exist"),
         ("1", "ir_version must be an integer, not the string"),

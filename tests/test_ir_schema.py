@@ -77,9 +77,9 @@ def test_every_object_is_closed():
 
 
 def shape(schema):
-    """A schema without its prose: what a reader's code depends on."""
+    """A schema without its prose and its name (`$id`): what a reader's code depends on."""
     if isinstance(schema, dict):
-        return {k: shape(v) for k, v in schema.items() if k not in ("description", "title")}
+        return {k: shape(v) for k, v in schema.items() if k not in ("description", "title", "$id")}
     if isinstance(schema, list):
         return [shape(v) for v in schema]
     return schema

@@ -34,7 +34,7 @@ def test_json_output_carries_every_step_and_the_result():
     document = json.loads(result.output)
     assert document["result"]["status"] == "complete" and document["result"]["finished"] is True
     assert document["result"]["visits"] == {"plan": 1, "implement": 2, "reassess": 1, "review": 1, "ship": 1}
-    assert document["skipped_lines"] == 1
+    assert document["skipped_lines"] == 1 and document["skipped_line_numbers"] == [14]
     kinds = [a["action"] for step in document["steps"] for a in step["actions"]]
     assert kinds.count("take_edge") == 5 and kinds.count("ask_route") == 1 and kinds[-1] == "complete"
     edges = [(a["source"], a["target"], a["condition"]) for s in document["steps"] for a in s["actions"] if a["action"] == "take_edge"]

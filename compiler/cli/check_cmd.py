@@ -21,19 +21,23 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parse.source import read_blueprint
-from ..config import Settings
-from ..discover import discover
+from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
-    blueprint_files,
     color_option,
+    discovery_options,
+    find_blueprints,
+    fixes_of,
+    human_only,
+    rule_docs_url,
     default_max_iterations_option,
     installation_options,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
@@ -66,6 +70,7 @@ class Checked:
     help="Output format (JSON adds an `analysis` object per file: ceilings and replayable traces).",
 )
 @rule_options
+@discovery_options
 @installation_options
 @click.option(
     "--max-states",
@@ -74,6 +79,14 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
+@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Leave out the findings and ceilings: only the summary (text and concise formats).",
+)
+@watch_option
 @click.option(
     "--emit-scenarios",
     "emit_dir",
@@ -90,24 +103,58 @@ def command(
     deny_warnings: bool | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     max_states: int | None,
     emit_dir: str | None,
     color: str,
     default_max_iterations: int | None = None,
+    statistics: bool = False,
+    quiet: bool = False,
+    watch: bool = False,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
+    human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
-        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+        rule_overrides(
+            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+        ),
+        leviath_config,
+        leviath_models,
     )
     if "-" in paths and not os.path.lexists("-"):
         raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
     paths = paths or (".",)
-    files = blueprint_files(discover(paths), paths)
-    settings = settings_per_file(files, overrides)
+    options = ReportOptions(statistics=statistics, quiet=quiet)
+    if watch:
+        from .watch import watch as watch_paths
 
-    report = Report(output_format, ReportOptions(color=REPORTERS[output_format].human and use_color(color)))
+        def run_once() -> int:
+            return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+
+        watch_paths(paths, overrides, run_once)
+    sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
+
+
+def _check(
+    paths: tuple[str, ...],
+    overrides: Overrides,
+    output_format: str,
+    options: ReportOptions,
+    color: str,
+    max_states: int | None,
+    emit_dir: str | None = None,
+) -> int:
+    """One run of `blueprint check`: the report on stdout; the exit status returned."""
+    finder = ConfigFinder()
+    files = find_blueprints(paths, overrides, finder)
+    settings = settings_per_file(files, overrides, finder)
+
+    spec = REPORTERS[output_format]
+    options = replace(options, color=spec.human and use_color(color), rule_docs_url=rule_docs_url(finder))
+    report = Report(output_format, options, settings)
     scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
     failing = unreadable = False
     try:
@@ -129,8 +176,8 @@ def command(
             scenarios.close()
     report.finish()
     if unreadable:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 #: The longest counterexample written as a scenario (a scenario lists its steps one by one).
@@ -221,58 +268,70 @@ def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> t
 
 class Report:
     """The report, written as the files are checked. Of each file only what the report still
-    has to show is kept: text and `github` output is written at once (the text ceilings and
-    the summary at the end, after every finding, as `validate` orders them), JSON keeps a
-    file's entry, SARIF its findings. A file's analysis is never kept: a tree of thousands of
-    blueprints is checked in the memory of its largest file."""
+    has to show is kept: text and `github` output is written at once (the text ceilings, the
+    statistics and the closing lines at the end, after every finding, as `validate` orders
+    them); JSON keeps a file's entry; SARIF and concise its findings. A file's analysis is
+    never kept: a tree of thousands of blueprints is checked in the memory of its largest."""
 
-    def __init__(self, output_format: str, options: ReportOptions) -> None:
-        self.format, self.options = output_format, options
+    def __init__(self, output_format: str, options: ReportOptions, settings: dict[str, Settings]) -> None:
+        self.format, self.options, self.settings = output_format, options, settings
+        self.shows_fixes = REPORTERS[output_format].shows_fixes
         #: Per file, what the end of the report shows: ceilings text, JSON entry, or findings.
         self.kept: list = []
+        #: Every finding and the fixable ones (the text statistics and closing lines read them).
+        self.diagnostics: list = []
+        self.fixes: dict = {}
         self.total = Counts()
 
     def add(self, item: Checked) -> None:
         result = item.result
         self.total = self.total + result.counts
+        fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
         if self.format == "text":
-            self._write("".join(block + "\n\n" for block in diagnostic_blocks(item, self.options)))
-            self.kept.append(ceilings_block(item))
+            self.diagnostics.extend(result.diagnostics)
+            self.fixes.update(fixes)
+            if not self.options.quiet:
+                options = replace(self.options, fixes=fixes)
+                emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
+                self.kept.append(ceilings_block(item))
+            else:
+                self.kept.append(None)
         elif self.format == "json":
-            self.kept.append(json_entry(item))
+            self.kept.append(json_entry(item, fixes))
         else:
             slim = replace(result, blueprint=None, source=None, document=None)
             if self.format == "github":
-                self._write(get_reporter("github")([slim], self.options))
+                emit(get_reporter("github")([slim], self.options), color=self.options.color)
+            self.fixes.update(fixes)
             self.kept.append(slim)
 
     def finish(self) -> None:
-        from ..render.text import render_summary
+        from ..render.text import render_closing, render_statistics
 
+        options = replace(self.options, fixes=self.fixes)
         if self.format == "text":
-            summary = render_summary(self.total, len(self.kept), color=self.options.color)
-            self._write("".join(block + "\n\n" for block in self.kept) + summary + "\n")
+            blocks = [block for block in self.kept if block is not None]
+            if options.statistics and self.diagnostics:
+                blocks.append(render_statistics(self.diagnostics).rstrip("\n"))
+            closing = render_closing(self.total, len(self.kept), self.diagnostics, options, hint=not options.quiet)
+            emit("".join(block + "\n\n" for block in blocks) + closing + "\n", color=options.color)
         elif self.format == "json":
-            emit(json_document(self.kept))
+            emit(json_document(self.kept, self.total))
         elif self.format != "github":
-            emit(get_reporter(self.format)(self.kept, self.options))
-
-    def _write(self, text: str) -> None:
-        if text:
-            emit(text, color=self.options.color if self.format == "text" else None)
+            emit(get_reporter(self.format)(self.kept, options), color=options.color)
 
 
 def diagnostic_blocks(item: Checked, options: ReportOptions) -> list[str]:
     """A file's findings as `validate` shows them."""
     from ..render.text import render_diagnostic
 
-    return [render_diagnostic(d, item.result.source, color=options.color) for d in item.result.diagnostics]
+    result = item.result
+    return [render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics]
 
 
 def ceilings_block(item: Checked) -> str:
     """A file's ceilings (or why it was not analysed)."""
     from ..analysis.report import ceilings_text
-
     from ..display import visible
 
     if item.analysis is None:
@@ -281,33 +340,45 @@ def ceilings_block(item: Checked) -> str:
 
 
 def text_report(checked: list[Checked], options: ReportOptions) -> str:
-    """Findings as `validate` shows them, then each file's ceilings (or why it was not analysed)."""
-    from ..render.text import render_summary
+    """Findings as `validate` shows them, then each file's ceilings (or why it was not
+    analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
+    and the ceilings."""
+    from ..render.text import render_closing, render_statistics
 
-    blocks = [block for item in checked for block in diagnostic_blocks(item, options)]
-    blocks.extend(ceilings_block(item) for item in checked)
+    blocks: list[str] = []
+    diagnostics = [d for item in checked for d in item.result.diagnostics]
+    if not options.quiet:
+        blocks.extend(block for item in checked for block in diagnostic_blocks(item, options))
+        blocks.extend(ceilings_block(item) for item in checked)
+    if options.statistics and diagnostics:
+        blocks.append(render_statistics(diagnostics).rstrip("\n"))
     total = sum((item.result.counts for item in checked), Counts())
-    blocks.append(render_summary(total, len(checked), color=options.color))
+    blocks.append(render_closing(total, len(checked), diagnostics, options, hint=not options.quiet))
     return "\n\n".join(blocks) + "\n"
 
 
-def json_entry(item: Checked) -> tuple:
-    """What the JSON report keeps of a file: its findings, its blueprint's summary and its
-    `analysis` object."""
+def json_entry(item: Checked, fixes: dict | None) -> dict:
+    """A file's entry in the JSON report: the `validate` entry with an `analysis` object
+    (`fixes`: its fixable findings; None works them out with the default settings)."""
     from ..analysis.report import analysis_json
-    from ..render.json import blueprint_summary
-
-    result = item.result
-    slim = replace(result, blueprint=None, source=None, document=None)
-    return slim, blueprint_summary(result.blueprint), analysis_json(item.analysis, result.diagnostics)
-
-
-def json_document(entries: list[tuple]) -> str:
-    """The `validate` JSON report with an `analysis` object per file."""
     from ..render.json import report_document
 
-    document = report_document([slim for slim, _, _ in entries])
-    for entry, (_, summary, analysis) in zip(document["files"], entries):
-        entry["blueprint"] = summary
-        entry["analysis"] = analysis
+    entry = report_document([item.result], fixes)["files"][0]
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    return entry
+
+
+def json_document(entries: list[dict], total: Counts) -> str:
+    """The `validate` JSON report of these file entries."""
+    from ..render.json import report_document
+
+    document = report_document([], {})
+    document["files"] = entries
+    document["summary"].update(files=len(entries), errors=total.errors, warnings=total.warnings, notes=total.notes)
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+def json_report(checked: list[Checked], options: ReportOptions | None = None) -> str:
+    """The `validate` JSON report with an `analysis` object per file."""
+    entries = [json_entry(item, options.fixes if options else None) for item in checked]
+    return json_document(entries, sum((item.result.counts for item in checked), Counts()))

@@ -11,13 +11,17 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_rule_names, settings_for
+from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_globs, check_rule_names, settings_for
 from ..parse.source import read_blueprint
+from ..render import REPORTERS
 from .errors import CliError, echo_problem
 
 if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
     from ..discover import Discovery
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
+    from ..render import ReporterSpec
 
 format_option = click.option(
     "--format",
@@ -121,15 +125,21 @@ def rule_overrides(
     ignore: tuple[str, ...],
     deny_warnings: bool | None,
     default_max_iterations: int | None = None,
+    *,
+    exclude: tuple[str, ...] = (),
+    respect_gitignore: bool | None = None,
 ) -> Overrides:
-    """What `--select`, `--ignore`, `--deny-warnings` (and `--default-max-iterations`)
-    replace in each file's settings; an unknown rule name is a `CliError`."""
+    """What the flags replace in each file's settings (`--select`, `--ignore`,
+    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`) or add to them
+    (`--exclude`); an unknown rule name or a malformed pattern is a `CliError`."""
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
             default_max_iterations=default_max_iterations,
+            exclude=check_globs(exclude, "--exclude") if exclude else None,
+            respect_gitignore=respect_gitignore,
         )
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
@@ -138,6 +148,39 @@ def rule_overrides(
 def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
     names = split_names(values)
     return None if names is None else check_rule_names(names, flag)
+
+
+_exclude_option = click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out paths matching this gitignore-style pattern when searching directories "
+    "(repeatable; adds to the configuration's).",
+)
+_gitignore_option = click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Leave out what .gitignore files ignore when searching directories (default: on).",
+)
+
+
+def discovery_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--exclude` and `--respect-gitignore`, passed on to `rule_overrides`."""
+    return _exclude_option(_gitignore_option(command))
+
+
+def find_blueprints(
+    paths: tuple[str, ...], overrides: Overrides, finder: ConfigFinder, *, warn_skipped: bool = True
+) -> tuple[str, ...]:
+    """The blueprint files `paths` name or hold, searched with the configured exclusions."""
+    from ..discover import discover
+    from ..ignore import PathFilter
+
+    try:
+        found = discover(paths, PathFilter(finder, overrides))
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    return blueprint_files(found, paths, warn_skipped=warn_skipped)
 
 
 def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped: bool = True) -> tuple[str, ...]:
@@ -150,7 +193,10 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
             echo_problem(f"warning: cannot read directory {problem}; skipped")
     if not found.files:
         where = ", ".join(f"'{p}'" for p in paths)
-        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files)")
+        left_out = ""
+        if found.excluded:
+            left_out = f"; {len(found.excluded)} path(s) left out by exclude patterns or .gitignore"
+        raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files{left_out})")
     return found.files
 
 
@@ -173,12 +219,15 @@ def with_installation(overrides: Overrides, leviath_config: str | None, leviath_
     return replace(overrides, leviath_config=leviath_config, leviath_models=leviath_models)
 
 
-def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str, Settings]:
+def settings_per_file(
+    files: tuple[str, ...], overrides: Overrides, finder: ConfigFinder | None = None
+) -> dict[str, Settings]:
     """Each file's settings; configuration problems (a Leviath file named that cannot be read
-    included) stop the run before any file is checked."""
+    included) stop the run before any file is checked. Configuration files passed over (a file
+    of higher precedence beside them) are warned about."""
     from ..installation import InstallationError, load_config, load_models
 
-    finder = ConfigFinder()
+    finder = finder if finder is not None else ConfigFinder()
     try:
         settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
         for each in {s.leviath_config for s in settings.values()} - {None}:
@@ -187,6 +236,9 @@ def settings_per_file(files: tuple[str, ...], overrides: Overrides) -> dict[str,
             load_models(each)
     except (ConfigError, InstallationError) as exc:
         raise CliError(str(exc)) from exc
+    for warning in dict.fromkeys(finder.warnings):
+        echo_problem(f"warning: {warning}")
+    finder.warnings.clear()
     return settings
 
 
@@ -197,10 +249,7 @@ def read_with_settings(path: str, overrides: Overrides = Overrides()) -> tuple[b
         data = read_blueprint(path)
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from exc
-    try:
-        return data, settings_for(ConfigFinder().for_file(path), overrides)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from exc
+    return data, settings_per_file((path,), overrides)[path]
 
 
 def check_file(path: str) -> "FileResult":
@@ -220,3 +269,42 @@ def report_errors(result: "FileResult", color: str) -> bool:
         paint = use_color(color, sys.stderr)
         click.echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
     return bool(errors)
+
+
+watch_option = click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration "
+    "file changes (needs the [watch] extra).",
+)
+
+
+def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = False, quiet: bool = False) -> None:
+    """`--statistics` and `--quiet` shape the human formats; with a machine format they are a
+    usage error rather than silently dropped."""
+    if (statistics or quiet) and not spec.human:
+        flag = "--statistics" if statistics else "--quiet"
+        human = ", ".join(name for name, reporter in REPORTERS.items() if reporter.human)
+        raise CliError(f"{flag} shapes the human formats ({human}), not '{output_format}'")
+
+
+def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
+    """The fixable findings of every result, with their edits (as `--fix` would make them)."""
+    from ..fix import fixable_codes
+    from ..fix.edits import fixes_for
+
+    codes = fixable_codes()
+    fixes: dict["Diagnostic", "Fix"] = {}
+    for result in results:
+        if any(d.code in codes for d in result.diagnostics):
+            fixes.update(fixes_for(result, settings[result.path]))
+    return fixes
+
+
+def rule_docs_url(finder: ConfigFinder) -> str | None:
+    """`rule-docs-url` of the configuration that applies to the working directory."""
+    try:
+        config = finder.for_directory(os.getcwd())
+    except (ConfigError, OSError):  # reported where the files' own settings are read
+        return None
+    return config.rule_docs_url if config is not None else None

@@ -2,9 +2,13 @@
 
 Without `-o` the Markdown pages go to stdout. With `-o DIR` each blueprint gets
 `DIR/<name>.md` and `DIR/<name>.html` (a self-contained page: inline SVG diagram, inline
-style, nothing fetched). The file name is made from the blueprint's `[agent] name`, reduced
-to letters, digits, `.`, `_` and `-`, numbered where two blueprints would share it; nothing
-is written outside DIR, and never through a symbolic or hard link (`outdir.OutputDirectory`).
+style, nothing fetched), and `DIR/index.md` and `DIR/index.html` list them all with their
+description and counts: a site to publish as it is. The file name is made from the
+blueprint's `[agent] name`, reduced to letters, digits, `.`, `_` and `-`, numbered where two
+blueprints would share it (or would take `index`); nothing is written outside DIR, and never
+through a symbolic or hard link (`outdir.OutputDirectory`). A page names its source relative
+to the directory given on the command line (a file given by name: relative to the working
+directory, or its bare name).
 
 Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
 publish and trust. Its errors go to stderr, the other blueprints still get their pages, and
@@ -21,9 +25,9 @@ import sys
 
 import click
 
-from ..discover import discover
+from ..config import ConfigFinder
 from ..render.blueprint_docs import ENGINES
-from .common import blueprint_files, check_file, color_option, report_errors
+from .common import check_file, color_option, discovery_options, find_blueprints, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
 from .outdir import OutputDirectory
 
@@ -36,7 +40,7 @@ from .outdir import OutputDirectory
     "directory",
     metavar="DIR",
     type=click.Path(path_type=str, file_okay=False),
-    help="Write <name>.md and <name>.html for each blueprint into DIR (created if needed).",
+    help="Write <name>.md and <name>.html for each blueprint, and an index, into DIR (created if needed).",
 )
 @click.option(
     "--diagram",
@@ -46,16 +50,34 @@ from .outdir import OutputDirectory
     show_default=True,
     help="How the HTML page lays out its diagram: Graphviz when installed ('auto'), or the built-in layout.",
 )
+@discovery_options
 @color_option
-def command(paths: tuple[str, ...], directory: str | None, engine: str, color: str) -> None:
+def command(
+    paths: tuple[str, ...],
+    directory: str | None,
+    engine: str,
+    color: str,
+    exclude: tuple[str, ...] = (),
+    respect_gitignore: bool | None = None,
+) -> None:
     """Write a documentation page for each blueprint: summary, stages, edges, gates, stuck
     thresholds, nudges, budgets, regions and the diagram.
 
     PATH may be a file or a directory (searched like `blueprint validate` does).
     """
-    from ..render.blueprint_docs import page_data, render_html, render_markdown, unique_stems
+    from ..render.blueprint_docs import (
+        INDEX_STEM,
+        IndexEntry,
+        page_data,
+        render_html,
+        render_index_html,
+        render_index_markdown,
+        render_markdown,
+        unique_stems,
+    )
 
-    files = blueprint_files(discover(paths), paths, warn_skipped=False)
+    overrides = rule_overrides((), (), None, exclude=exclude, respect_gitignore=respect_gitignore)
+    files = find_blueprints(paths, overrides, ConfigFinder(), warn_skipped=False)
 
     pages = []
     failing = False
@@ -64,14 +86,35 @@ def command(paths: tuple[str, ...], directory: str | None, engine: str, color: s
         if report_errors(result, color) or result.blueprint is None:
             failing = True
             continue
-        pages.append(page_data(result.blueprint, path, engine))  # type: ignore[arg-type]
+        pages.append(page_data(result.blueprint, source_label(path, paths), engine))  # type: ignore[arg-type]
 
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))
     elif pages:
+        stems = unique_stems([page.name for page in pages], reserved=(INDEX_STEM,))
+        entries = [IndexEntry(page, stem) for page, stem in zip(pages, stems, strict=True)]
         with OutputDirectory(directory) as out:
-            for page, stem in zip(pages, unique_stems([page.name for page in pages]), strict=True):
-                for suffix, text in ((".md", render_markdown(page)), (".html", render_html(page))):
+            for page, stem in zip(pages, stems, strict=True):
+                for suffix, text in ((".md", render_markdown(page, index=True)), (".html", render_html(page, index=True))):
                     out.write(stem + suffix, text)
                     echo_problem(f"wrote {out.path(stem + suffix)}")
+            for suffix, text in ((".md", render_index_markdown(entries)), (".html", render_index_html(entries))):
+                out.write(INDEX_STEM + suffix, text)
+                echo_problem(f"wrote {out.path(INDEX_STEM + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def source_label(path: str, given: tuple[str, ...]) -> str:
+    """How a page names its source: relative to the first directory given that holds it; a
+    file given by name, relative to the working directory when it lies below it, else by its
+    bare name. Never an absolute path (a published page should not show anyone's home)."""
+    absolute = os.path.abspath(path)
+    for folder in given:
+        if os.path.isdir(folder):
+            root = os.path.abspath(folder)
+            if os.path.commonpath([absolute, root]) == root:
+                return os.path.relpath(absolute, root).replace(os.sep, "/")
+    relative = os.path.relpath(absolute)
+    if relative.startswith(os.pardir) or os.path.isabs(relative):
+        return os.path.basename(absolute)
+    return relative.replace(os.sep, "/")

@@ -62,13 +62,19 @@ def command(
     stdin = str(events_path) == "-"
     try:
         # Bounded: a regular file or a pipe, long lines skipped and counted, a size limit.
-        events, skipped = read_event_file(stdin_buffer() if stdin else events_path)
+        skipped_lines: list[int] = []
+        events, skipped = read_event_file(stdin_buffer() if stdin else events_path, skipped_lines=skipped_lines)
     except OSError as exc:
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
 
     ir = result.blueprint
     trace = replay(
-        ir, events, skipped=skipped, unattended=unattended, default_max_iterations=settings.default_max_iterations
+        ir,
+        events,
+        skipped=skipped,
+        skipped_lines=skipped_lines,
+        unattended=unattended,
+        default_max_iterations=settings.default_max_iterations,
     )
     emit(render_json(ir, trace) if output_format == "json" else render_text(ir, trace))
     if scenario_path is not None:

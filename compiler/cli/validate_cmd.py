@@ -18,20 +18,24 @@ from typing import TYPE_CHECKING, Callable
 import click
 
 from ..parse.source import MAX_FILE_BYTES, read_blueprint
-from ..config import Settings
-from ..discover import discover
+from ..config import ConfigFinder, Overrides, Settings
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
-    blueprint_files,
     color_option,
+    discovery_options,
+    find_blueprints,
+    fixes_of,
+    human_only,
     default_max_iterations_option,
     installation_options,
     is_terminal,
     read_stdin,
+    rule_docs_url,
     rule_options,
     rule_overrides,
     settings_per_file,
     use_color,
+    watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
@@ -68,9 +72,12 @@ class Run:
     help="Output format.",
 )
 @rule_options
+@discovery_options
 @installation_options
-@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text format).")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary line (text format).")
+@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Leave out the findings: only the summary (text and concise formats)."
+)
 @click.option(
     "--fix",
     is_flag=True,
@@ -83,8 +90,14 @@ class Run:
 @click.option(
     "--stdin-filename",
     metavar="PATH",
-    help="Report standard input ('-') under this path, and take its settings from the pyproject.toml above it.",
+    help="Report standard input ('-') under this path, and take its settings from the configuration above it.",
 )
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings that apply to the one PATH given, and where each comes from; check nothing.",
+)
+@watch_option
 @default_max_iterations_option
 @color_option
 def command(
@@ -93,39 +106,95 @@ def command(
     deny_warnings: bool | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     statistics: bool,
     quiet: bool,
     color: str,
     fix: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
+    show_settings: bool = False,
+    watch: bool = False,
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
-    Settings come from [tool.blueprint] in the nearest pyproject.toml above each file;
-    flags replace the keys they name.
+    Settings come from the nearest blueprint.toml, .blueprint.toml or pyproject.toml
+    [tool.blueprint] above each file; flags replace the keys they name.
     """
     spec = REPORTERS[output_format]
-    if (statistics or quiet) and not spec.human:
-        flag = "--statistics" if statistics else "--quiet"
-        raise CliError(f"{flag} applies to human formats only, not '{output_format}'")
+    human_only(spec, output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
-        rule_overrides(select, ignore, deny_warnings, default_max_iterations), leviath_config, leviath_models
+        rule_overrides(
+            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+        ),
+        leviath_config,
+        leviath_models,
     )
+    if show_settings:
+        from .show_settings import show_settings as render_settings
+
+        if len(paths) != 1 or paths == (STDIN,):
+            raise CliError("--show-settings takes exactly one PATH (a file or a directory)")
+        emit(render_settings(paths[0], overrides))
+        sys.exit(EXIT_OK)
+    stdin = STDIN in paths or (stdin_filename is not None and not paths)
+    if watch:
+        if fix or diff or stdin:
+            raise CliError("--watch checks files as they change; it cannot be combined with --fix, --diff or '-'")
+        from .watch import watch as watch_paths
+
+        paths = paths or (".",)
+        watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
+    if fix and diff:
+        raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
+    status = _validate(
+        paths,
+        overrides,
+        output_format,
+        statistics,
+        quiet,
+        color,
+        fix=fix,
+        diff=diff,
+        stdin=stdin,
+        stdin_filename=stdin_filename,
+    )
+    sys.exit(status)
+
+
+def _validate(
+    paths: tuple[str, ...],
+    overrides: Overrides,
+    output_format: str,
+    statistics: bool,
+    quiet: bool,
+    color: str,
+    *,
+    fix: bool = False,
+    diff: bool = False,
+    stdin: bool = False,
+    stdin_filename: str | None = None,
+) -> int:
+    """One run of `blueprint validate`: the report on stdout; the exit status returned."""
+    spec = REPORTERS[output_format]
+    finder = ConfigFinder()
     read: Callable[[str], bytes] = read_blueprint
-    if STDIN in paths or (stdin_filename is not None and not paths):
+    if stdin:
         files, read = _stdin_input(paths, stdin_filename, fix or diff)
     else:
         if stdin_filename is not None:
             raise CliError("--stdin-filename names standard input: pass '-' as the only path")
         paths = paths or (".",)
-        files = blueprint_files(discover(paths), paths)
+        files = find_blueprints(paths, overrides, finder)
 
-    settings = settings_per_file(files, overrides)
-    unwritten = _fix(files, settings, fix=fix, diff=diff) if fix or diff else False
+    settings = settings_per_file(files, overrides, finder)
+    if diff:
+        return _diff(files, settings)
+    unwritten = _fix(files, settings) if fix else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
@@ -133,11 +202,13 @@ def command(
         color=spec.human and use_color(color),
         statistics=statistics,
         quiet=quiet,
+        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
+        rule_docs_url=rule_docs_url(finder),
     )
     emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if run.failing else EXIT_OK)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if run.failing else EXIT_OK
 
 
 def _stdin_input(paths: tuple[str, ...], name: str | None, fixing: bool) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
@@ -153,24 +224,30 @@ def _stdin_input(paths: tuple[str, ...], name: str | None, fixing: bool) -> tupl
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
-def _fix(files: tuple[str, ...], settings: dict[str, Settings], *, fix: bool, diff: bool) -> bool:
+def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
     """--fix: write the fixes (the report then shows what remains); True when a file could not
-    be written. --diff: print the fixes as a unified diff and exit."""
-    from ..fix.files import fix_files, unified_diff
+    be written."""
+    from ..fix.files import fix_files
 
-    if fix and diff:
-        raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
-    run = fix_files(files, settings.__getitem__, write=fix)
-    for message in run.problems + (run.unreadable if diff else []):
+    run = fix_files(files, settings.__getitem__, write=True)
+    for message in run.problems:
         echo_problem(f"error: {message}")
-    changed = run.changed
-    if diff:
-        emit("".join(unified_diff(outcome) for outcome in changed))
-        click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
-        sys.exit(EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK)
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
         click.echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
     return run.unwritten > 0
+
+
+def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
+    """--diff: the fixes as one unified diff on stdout; nothing written."""
+    from ..fix.files import fix_files, unified_diff
+
+    run = fix_files(files, settings.__getitem__, write=False)
+    for message in run.problems + run.unreadable:
+        echo_problem(f"error: {message}")
+    changed = run.changed
+    emit("".join(unified_diff(outcome) for outcome in changed))
+    click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 
 def _check(

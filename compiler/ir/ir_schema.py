@@ -49,6 +49,7 @@ def ir_schema() -> dict[str, Any]:
     blueprint = _Walker(definitions).schema(Blueprint)
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": f"urn:agent-blueprint-compiler:schema:ir:{IR_VERSION}",
         "title": f"blueprint IR, version {IR_VERSION}",
         "description": (
             "A compiled agent blueprint (blueprint-compiler's intermediate representation): every "

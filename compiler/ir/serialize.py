@@ -141,7 +141,7 @@ def read_ir(source: str | bytes | os.PathLike[str] | dict[str, Any]) -> IRDocume
     if version > IR_VERSION:
         raise IRError(
             f"ir_version {version} is newer than this blueprint-compiler reads (up to {IR_VERSION}); "
-            "upgrade blueprint-compiler, or recompile the blueprint with this version"
+            "upgrade agent-blueprint-compiler, or recompile the blueprint with this version"
         )
     if version < 1:
         raise IRError(f"ir_version {version} does not exist (versions start at 1)")

@@ -12,6 +12,10 @@ document order. For every path we keep up to three spans, as offsets:
   from its first appearance;
 - `value`: the value text of a `key = value` pair (or of an array element);
 - `header`: the whole `[table]` / `[[array]]` header that opens it.
+
+Built with `every_key=True`, the index also keeps every key token that names a path, not only
+its first (`key_spans`): `[stages.plan]` and `[stages.plan.transitions.review]` both name stage
+`plan`, which renaming it must change in both places.
 """
 
 from __future__ import annotations
@@ -83,13 +87,15 @@ class Entry:
 class PositionIndex:
     """Key path → `Entry`, plus conversion of its offsets to `Span`s."""
 
-    def __init__(self, text: str, lines: LineIndex | None = None) -> None:
+    def __init__(self, text: str, lines: LineIndex | None = None, *, every_key: bool = False) -> None:
         self._lines = lines or LineIndex(text)
         self._entries: dict[KeyPath, Entry] = {}
-        self._scanner = _Scanner(text, self._entries)
+        self._scanner = _Scanner(text, self._entries, every_key)
         #: The table the text ends in (where a following `key = value` would land).
         self.last_table: KeyPath = self._scanner.scan()
         self._aot_last = self._scanner.aot_last
+        if every_key:
+            self._scanner.expand_all()
 
     @property
     def entries(self) -> dict[KeyPath, Entry]:
@@ -148,6 +154,17 @@ class PositionIndex:
         entry = self._entry(path)
         return self._span(entry.header) if entry and entry.header else None
 
+    def key_spans(self, path: KeyPath) -> list[Span]:
+        """Every key token that names `path`, in document order (an index built with
+        `every_key=True`; otherwise a `ValueError`)."""
+        if self._scanner.keys is None:
+            raise ValueError("key_spans needs a PositionIndex built with every_key=True")
+        return [self._span(offsets) for offsets in self._scanner.keys.get(tuple(path), ())]
+
+    def keyed_paths(self) -> Iterator[KeyPath]:
+        """Every path some key token names (an index built with `every_key=True`)."""
+        return iter(self._scanner.keys or ())
+
     def locate(self, path: KeyPath, prefer: str = "value") -> tuple[Span | None, KeyPath]:
         """The best span for a finding about `path`, and the path it was found at.
 
@@ -178,9 +195,11 @@ class PositionIndex:
 class _Scanner:
     """One pass over accepted TOML text, filling `entries`."""
 
-    def __init__(self, text: str, entries: dict[KeyPath, Entry]) -> None:
+    def __init__(self, text: str, entries: dict[KeyPath, Entry], every_key: bool = False) -> None:
         self.text = text
         self.entries = entries
+        #: With `every_key`: path → offsets of every key token that names it.
+        self.keys: dict[KeyPath, list[tuple[int, int]]] | None = {} if every_key else None
         #: resolved path of an array of tables → index of its latest element
         self.aot_last: dict[KeyPath, int] = {}
         #: Text not read yet, by the path its keys extend: a flat inline table or array (by its
@@ -228,6 +247,8 @@ class _Scanner:
         entry = self._entry(path)
         if entry.key is None:
             entry.key = (start, end)
+        if self.keys is not None:
+            self.keys.setdefault(path, []).append((start, end))
 
     # -- lexing ----------------------------------------------------------------------------
 
@@ -336,6 +357,7 @@ class _Scanner:
         headers of a blueprint are such, and resolving them was most of the scan)."""
         entries = self.entries
         aot_last = self.aot_last
+        keys = self.keys
         resolved: KeyPath = ()
         for name in names:
             end = offset + len(name)
@@ -345,6 +367,8 @@ class _Scanner:
                 entries[resolved] = Entry(key=(offset, end))
             elif entry.key is None:
                 entry.key = (offset, end)
+            if keys is not None:
+                keys.setdefault(resolved, []).append((offset, end))
             if aot_last and resolved in aot_last:
                 resolved = resolved + (aot_last[resolved],)
             offset = end + 1
@@ -359,6 +383,8 @@ class _Scanner:
                 entry = self.entries[path] = Entry(key=simple.span(1))
             elif entry.key is None:
                 entry.key = simple.span(1)
+            if self.keys is not None:
+                self.keys.setdefault(path, []).append(simple.span(1))
             if simple.group(2) is None:
                 return self.read_value(simple.end(), path)
             entry.value = simple.span(2)

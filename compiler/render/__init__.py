@@ -8,10 +8,12 @@ when the format is used. Reporters never print, never exit and never decide the 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
 
 
@@ -21,8 +23,13 @@ class ReportOptions:
     color: bool = False
     #: Add a count per code (human formats only).
     statistics: bool = False
-    #: Only the summary line (human formats only).
+    #: Leave out the findings themselves: the statistics (when asked) and the summary remain
+    #: (human formats only).
     quiet: bool = False
+    #: The findings `--fix` can fix, with their edits (from `compiler.fix.edits.fixes_for`).
+    fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
+    #: Where rule pages are published, with `{code}` for the rule (`rule-docs-url`).
+    rule_docs_url: str | None = None
 
 
 Reporter = Callable[["Sequence[FileResult]", ReportOptions], str]
@@ -36,14 +43,29 @@ class ReporterSpec:
     summary: str
     #: Meant for people: colour, progress, `--statistics` and `--quiet` apply.
     human: bool = False
+    #: Shows which findings are fixable (the CLI works out their edits only when it does).
+    shows_fixes: bool = False
 
 
 REPORTERS: dict[str, ReporterSpec] = {
     "text": ReporterSpec(
-        "compiler.render.text:report", "one block per finding with the source line, then a summary", human=True
+        "compiler.render.text:report",
+        "one block per finding with the source line, then a summary",
+        human=True,
+        shows_fixes=True,
     ),
-    "json": ReporterSpec("compiler.render.json:report", "one JSON document (schemas/report.schema.json)"),
-    "sarif": ReporterSpec("compiler.render.sarif:report", "SARIF 2.1.0, for GitHub code scanning and SARIF viewers"),
+    "concise": ReporterSpec(
+        "compiler.render.concise:report",
+        "one line per finding, path:line:col: severity: message [code], for editor problem matchers",
+        human=True,
+        shows_fixes=True,
+    ),
+    "json": ReporterSpec(
+        "compiler.render.json:report", "one JSON document (schemas/report.schema.json)", shows_fixes=True
+    ),
+    "sarif": ReporterSpec(
+        "compiler.render.sarif:report", "SARIF 2.1.0, for GitHub code scanning and SARIF viewers", shows_fixes=True
+    ),
     "github": ReporterSpec("compiler.render.github:report", "GitHub Actions annotations, one line per finding"),
 }
 

@@ -1,4 +1,5 @@
-"""One documentation page per blueprint, in Markdown and in self-contained HTML.
+"""One documentation page per blueprint, in Markdown and in self-contained HTML, and an index
+of the pages.
 
 `page_data(blueprint)` gathers what a reader needs (summary, stages, edges with their
 conditions, gates and stuck thresholds, the resolved nudges, budgets, regions, the diagram)
@@ -6,7 +7,8 @@ as plain values; the jinja2 templates `blueprint.md.j2` and `blueprint.html.j2` 
 them out. Every user string is escaped where it lands: HTML is autoescaped, Markdown goes
 through the `md` filter, the diagrams escape their own labels. The HTML page fetches
 nothing: its diagram is an inline SVG (Graphviz's when `dot` is installed, else our own
-layout) and its style is inline.
+layout) and its style is inline. The diagram fits the page's width; a control written in
+CSS alone (the page runs no script) shows it at full size, to scroll around in.
 """
 
 from __future__ import annotations
@@ -90,6 +92,16 @@ class Page:
     mermaid: str
     svg: str
     svg_engine: str
+    #: Edges of the stage graph (transitions, fall-throughs, fan-out), for the index.
+    edge_count: int = 0
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One row of the index: a page and the file name (without suffix) it was written to."""
+
+    page: Page
+    stem: str
 
 
 # --- gathering ----------------------------------------------------------------------------
@@ -114,6 +126,7 @@ def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine 
         mermaid=to_mermaid(picture),
         svg=svg,
         svg_engine=used,
+        edge_count=len(list(graph.edges)),
     )
 
 
@@ -278,14 +291,26 @@ def _environment(html: bool):
     return env
 
 
-def render_markdown(page: Page) -> str:
-    return _environment(False).get_template("blueprint.md.j2").render(page=page)
+def render_markdown(page: Page, *, index: bool = False) -> str:
+    """The Markdown page; with `index`, it links back to `index.md` beside it."""
+    return _environment(False).get_template("blueprint.md.j2").render(page=page, index=index)
 
 
-def render_html(page: Page) -> str:
+def render_html(page: Page, *, index: bool = False) -> str:
+    """The HTML page; with `index`, it links back to `index.html` beside it."""
     from markupsafe import Markup
 
-    return _environment(True).get_template("blueprint.html.j2").render(page=page, svg=Markup(page.svg))
+    return _environment(True).get_template("blueprint.html.j2").render(page=page, svg=Markup(page.svg), index=index)
+
+
+def render_index_markdown(entries: list[IndexEntry]) -> str:
+    """`index.md`: every page, linked, with its description and counts."""
+    return _environment(False).get_template("index.md.j2").render(entries=entries)
+
+
+def render_index_html(entries: list[IndexEntry]) -> str:
+    """`index.html`: every page, linked, with its description and counts."""
+    return _environment(True).get_template("index.html.j2").render(entries=entries)
 
 
 # --- file names ---------------------------------------------------------------------------
@@ -306,10 +331,15 @@ def file_stem(name: str) -> str:
     return stem
 
 
-def unique_stems(names: list[str]) -> list[str]:
-    """`file_stem` of each name, numbered (`-2`, `-3` …) where two would collide, case-insensitively
-    (macOS and Windows file systems do not tell `A.md` from `a.md`)."""
-    taken: set[str] = set()
+#: File names the site keeps for itself.
+INDEX_STEM = "index"
+
+
+def unique_stems(names: list[str], reserved: tuple[str, ...] = ()) -> list[str]:
+    """`file_stem` of each name, numbered (`-2`, `-3` …) where two would collide, or would take
+    a `reserved` stem, case-insensitively (macOS and Windows file systems do not tell `A.md`
+    from `a.md`)."""
+    taken: set[str] = {stem.lower() for stem in reserved}
     out = []
     for name in names:
         base = file_stem(name)
@@ -325,6 +355,8 @@ def unique_stems(names: list[str]) -> list[str]:
 __all__ = [
     "ENGINES",
     "EdgeRow",
+    "INDEX_STEM",
+    "IndexEntry",
     "Page",
     "RegionRow",
     "StageRow",
@@ -337,6 +369,8 @@ __all__ = [
     "page_data",
     "prose",
     "render_html",
+    "render_index_html",
+    "render_index_markdown",
     "render_markdown",
     "unique_stems",
 ]

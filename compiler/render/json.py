@@ -2,8 +2,11 @@
 
     {"version": 1,
      "files": [{"path": "...", "blueprint": {"name", "version", "entry_stage", "stages"} | null,
-                "diagnostics": [Diagnostic.to_dict(), ...]}],
+                "diagnostics": [{**Diagnostic.to_dict(), "fixable", "fix_edits"}, ...]}],
      "summary": {"files", "errors", "warnings", "notes"}}
+
+`fixable` says whether `--fix` fixes the finding; `fix_edits` are the text edits it makes
+(`compiler.fix.edits`), empty when it is not fixable.
 
 `version` changes only when a consumer would have to change; keys are always in this order,
 indented by two spaces, ASCII-only (any terminal or pipe can carry it), newline-terminated.
@@ -12,11 +15,13 @@ indented by two spaces, ASCII-only (any terminal or pipe can carry it), newline-
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..diagnostics import Counts
 
 if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..fix.edits import Fix
     from ..ir.model import Blueprint
     from ..pipeline import FileResult
     from . import ReportOptions
@@ -25,8 +30,13 @@ if TYPE_CHECKING:
 REPORT_VERSION = 1
 
 
-def report_document(results: Sequence["FileResult"]) -> dict[str, Any]:
-    """The report as plain data, before it is written as JSON."""
+def report_document(
+    results: Sequence["FileResult"], fixes: "Mapping[Diagnostic, Fix] | None" = None
+) -> dict[str, Any]:
+    """The report as plain data, before it is written as JSON. `fixes` are the fixable
+    findings with their edits; without them, they are worked out with the default settings."""
+    if fixes is None:
+        fixes = _default_fixes(results)
     total = Counts()
     files = []
     for result in results:
@@ -35,7 +45,7 @@ def report_document(results: Sequence["FileResult"]) -> dict[str, Any]:
             {
                 "path": result.path,
                 "blueprint": blueprint_summary(result.blueprint),
-                "diagnostics": [d.to_dict() for d in result.diagnostics],
+                "diagnostics": [finding(d, fixes.get(d)) for d in result.diagnostics],
             }
         )
     return {
@@ -48,6 +58,24 @@ def report_document(results: Sequence["FileResult"]) -> dict[str, Any]:
             "notes": total.notes,
         },
     }
+
+
+def finding(d: "Diagnostic", fix: "Fix | None") -> dict[str, Any]:
+    """One finding of the report: `Diagnostic.to_dict()`, whether `--fix` fixes it, and how."""
+    return {
+        **d.to_dict(),
+        "fixable": fix is not None,
+        "fix_edits": [edit.to_dict() for edit in fix.edits] if fix is not None else [],
+    }
+
+
+def _default_fixes(results: Sequence["FileResult"]) -> "dict[Diagnostic, Fix]":
+    from ..fix.edits import fixes_for
+
+    fixes: "dict[Diagnostic, Fix]" = {}
+    for result in results:
+        fixes.update(fixes_for(result))
+    return fixes
 
 
 def blueprint_summary(blueprint: "Blueprint | None") -> dict[str, Any] | None:
@@ -64,4 +92,5 @@ def blueprint_summary(blueprint: "Blueprint | None") -> dict[str, Any] | None:
 
 
 def report(results: Sequence["FileResult"], options: "ReportOptions | None" = None) -> str:
-    return json.dumps(report_document(results), indent=2, ensure_ascii=True) + "\n"
+    document = report_document(results, options.fixes if options is not None else None)
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"

@@ -6,7 +6,8 @@ Every field GitHub code scanning requires is present and non-empty: the descript
 `shortDescription`, `fullDescription` (at most 1024 characters each) and `help`; each
 result's `message`, one location with a region (line 1 when the finding has no position) and
 `partialFingerprints`. Columns are code points and `endColumn` is exclusive, as in every
-`Diagnostic`; the run's `columnKind` says so.
+`Diagnostic`; the run's `columnKind` says so. A finding `--fix` can fix carries the edits as
+a SARIF `fix`; with `rule-docs-url` configured, each rule has a `helpUri`.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
-from .. import __version__
+from .. import DISTRIBUTION, __version__
 from ..diagnostics import Diagnostic, Span
 from ..rules.registry import REGISTRY, RuleInfo
 from .paths import repository_path
 
 if TYPE_CHECKING:
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
     from . import ReportOptions
 
@@ -44,11 +46,24 @@ _POSITION_WORDS = re.compile(r"\b(lines?|columns?) \d+")
 
 def report(results: Sequence["FileResult"], options: "ReportOptions | None" = None) -> str:
     """The SARIF log as text: two-space indented, ASCII-only, newline-terminated."""
-    return json.dumps(sarif_log(results), indent=2, ensure_ascii=True) + "\n"
+    if options is None:
+        log = sarif_log(results)
+    else:
+        log = sarif_log(results, fixes=options.fixes, rule_docs_url=options.rule_docs_url)
+    return json.dumps(log, indent=2, ensure_ascii=True) + "\n"
 
 
-def sarif_log(results: Sequence["FileResult"], cwd: str | None = None) -> dict[str, Any]:
-    """The log as plain data. Paths are made relative to `cwd` (default: the working directory)."""
+def sarif_log(
+    results: Sequence["FileResult"],
+    cwd: str | None = None,
+    *,
+    fixes: "Mapping[Diagnostic, Fix] | None" = None,
+    rule_docs_url: str | None = None,
+) -> dict[str, Any]:
+    """The log as plain data. Paths are made relative to `cwd` (default: the working directory).
+    `fixes` are the fixable findings with their edits; `rule_docs_url` (with `{code}`) gives
+    each rule a `helpUri`."""
+    fixes = fixes or {}
     findings = [(artifact_uri(result.path, cwd), d) for result in results for d in result.diagnostics]
     codes = sorted({d.code for _, d in findings})
     rule_index = {code: i for i, code in enumerate(codes)}
@@ -60,7 +75,7 @@ def sarif_log(results: Sequence["FileResult"], cwd: str | None = None) -> dict[s
     home = information_uri()
     if home:
         driver["informationUri"] = home
-    driver["rules"] = [rule_descriptor(code, severity_of[code]) for code in codes]
+    driver["rules"] = [rule_descriptor(code, severity_of[code], rule_docs_url) for code in codes]
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
@@ -69,7 +84,7 @@ def sarif_log(results: Sequence["FileResult"], cwd: str | None = None) -> dict[s
                 "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
                 "results": [
-                    _result(uri, d, rule_index[d.code], fingerprint)
+                    _result(uri, d, rule_index[d.code], fingerprint, fixes.get(d))
                     for (uri, d), fingerprint in zip(findings, fingerprints)
                 ],
             }
@@ -77,9 +92,11 @@ def sarif_log(results: Sequence["FileResult"], cwd: str | None = None) -> dict[s
     }
 
 
-def rule_descriptor(code: str, severity: str = "error") -> dict[str, Any]:
-    """The `reportingDescriptor` of `code`, from the registry (a bare one for an unknown code)."""
+def rule_descriptor(code: str, severity: str = "error", docs_url: str | None = None) -> dict[str, Any]:
+    """The `reportingDescriptor` of `code`, from the registry (a bare one for an unknown code);
+    `docs_url` (with `{code}`) gives it a `helpUri`."""
     info = REGISTRY.get(code)
+    help_uri = {"helpUri": docs_url.replace("{code}", quote(code, safe=""))} if docs_url else {}
     if info is None:
         summary = f"findings with code '{code}'"
         return {
@@ -87,6 +104,7 @@ def rule_descriptor(code: str, severity: str = "error") -> dict[str, Any]:
             "name": code,
             "shortDescription": {"text": summary},
             "fullDescription": {"text": summary},
+            **help_uri,
             "help": {"text": f"Run `blueprint rule {code}` for details.", "markdown": f"Run `blueprint rule {code}`."},
             "defaultConfiguration": {"level": severity},
         }
@@ -95,6 +113,7 @@ def rule_descriptor(code: str, severity: str = "error") -> dict[str, Any]:
         "name": code,
         "shortDescription": {"text": _clip(info.summary)},
         "fullDescription": {"text": _clip(info.rationale or info.summary)},
+        **help_uri,
         "help": {"text": _help_text(info), "markdown": _help_markdown(info)},
         "defaultConfiguration": {"level": info.severity},
         "properties": {"tags": [info.family]},
@@ -118,7 +137,7 @@ def information_uri() -> str | None:
     try:
         from importlib.metadata import PackageNotFoundError, metadata
 
-        entries = metadata(TOOL_NAME).get_all("Project-URL") or []
+        entries = metadata(DISTRIBUTION).get_all("Project-URL") or []
     except (ImportError, PackageNotFoundError):
         return None
     urls = {}
@@ -128,7 +147,7 @@ def information_uri() -> str | None:
     return next((urls[label] for label in _HOME_LABELS if urls.get(label)), None)
 
 
-def _result(uri: str, d: Diagnostic, rule_index: int, fingerprint: str) -> dict[str, Any]:
+def _result(uri: str, d: Diagnostic, rule_index: int, fingerprint: str, fix: "Fix | None" = None) -> dict[str, Any]:
     text = d.message if not d.fix else f"{d.message}\nfix: {d.fix}"
     out: dict[str, Any] = {
         "ruleId": d.code,
@@ -143,7 +162,26 @@ def _result(uri: str, d: Diagnostic, rule_index: int, fingerprint: str) -> dict[
             for i, r in enumerate(d.related)
         ]
     out["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+    if fix is not None:
+        out["fixes"] = [_fix(uri, fix)]
     return out
+
+
+def _fix(uri: str, fix: "Fix") -> dict[str, Any]:
+    """A SARIF `fix`: the finding's edits as replacements in its file (an insertion replaces an
+    empty region)."""
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": uri},
+                "replacements": [
+                    {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.new_text}}
+                    for edit in fix.edits
+                ],
+            }
+        ],
+    }
 
 
 def _location(uri: str, span: Span | None) -> dict[str, Any]:

@@ -42,15 +42,22 @@ class _Painter:
         return f"{_STYLES[style]}{text}{_STYLES['reset']}" if self.color and text else text
 
 
-def render_diagnostic(diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False) -> str:
+#: Marks a finding `--fix` can fix, in its headline and in the closing line.
+FIXABLE_MARK = "[*]"
+
+
+def render_diagnostic(
+    diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False, fixable: bool = False
+) -> str:
     """One finding: the headline, the source excerpt with a caret, related places, the fix."""
     paint = _Painter(color)
     where = visible(diagnostic.file)
     if diagnostic.span:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
+    mark = f" {paint('blue', FIXABLE_MARK)}" if fixable else ""
     head = (
         f"{paint('bold', where + ':')} {paint(diagnostic.severity, diagnostic.severity)}"
-        f"{paint('dim', '[' + diagnostic.code + ']')} {visible(diagnostic.message)}"
+        f"{paint('dim', '[' + diagnostic.code + ']')}{mark} {visible(diagnostic.message)}"
     )
     lines = [head]
     if diagnostic.span and source is not None:
@@ -141,16 +148,36 @@ def render_statistics(diagnostics: Iterable[Diagnostic]) -> str:
     return "".join(f"{n:>{width}}  {severity:<7}  {code}\n" for (code, severity), n in rows)
 
 
+def render_closing(
+    counts: Counts, files: int, diagnostics: Sequence[Diagnostic], options: "ReportOptions", *, hint: bool = True
+) -> str:
+    """How to read a rule's documentation (with `hint`, when there are findings), the summary
+    line, then how many findings `--fix` can fix (when any)."""
+    lines = []
+    if hint and diagnostics:
+        code = diagnostics[0].code
+        where = f" or {visible(options.rule_docs_url.replace('{code}', code))}" if options.rule_docs_url else ""
+        lines.append(f"A rule's rationale, example and fix: `blueprint rule {code}`{where}")
+    lines.append(render_summary(counts, files, color=options.color))
+    fixable = sum(1 for d in diagnostics if d in options.fixes)
+    if fixable:
+        lines.append(f"{_Painter(options.color)('blue', FIXABLE_MARK)} {fixable} fixable with `--fix`")
+    return "\n".join(lines)
+
+
 def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
-    """The text reporter (`--format text`): findings, optional statistics, the summary."""
-    pairs = [(result.diagnostics, result.source) for result in results]
-    if options.quiet:
-        total = sum((result.counts for result in results), Counts())
-        return render_summary(total, len(results), color=options.color) + "\n"
-    if not options.statistics:
-        return render_report(pairs, color=options.color)
-    findings = render_report(pairs, color=options.color, summary=False)
-    table = render_statistics(d for result in results for d in result.diagnostics)
+    """The text reporter (`--format text`): findings (unless quiet), the statistics (when
+    asked), the closing lines."""
+    diagnostics = [d for result in results for d in result.diagnostics]
+    blocks: list[str] = []
+    if not options.quiet:
+        blocks.extend(
+            render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
+            for result in results
+            for d in result.diagnostics
+        )
+    if options.statistics and diagnostics:
+        blocks.append(render_statistics(diagnostics).rstrip("\n"))
     total = sum((result.counts for result in results), Counts())
-    parts = [findings.rstrip("\n"), table.rstrip("\n"), render_summary(total, len(results), color=options.color)]
-    return "\n\n".join(part for part in parts if part) + "\n"
+    blocks.append(render_closing(total, len(results), diagnostics, options, hint=not options.quiet))
+    return "\n\n".join(blocks) + "\n"

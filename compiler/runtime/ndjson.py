@@ -100,6 +100,9 @@ class StreamReader:
     def __init__(self, tool_names: Mapping[str, str] | None = None) -> None:
         self.tool_names = dict(CLAUDE_CODE_TOOLS if tool_names is None else tool_names)
         self.skipped = 0
+        #: The 1-based numbers of the lines `feed_line` skipped (blank lines count as lines).
+        self.skipped_lines: list[int] = []
+        self._line = 0
         self._open: _Message | None = None
         self._awaiting: _Message | None = None
         self._closed_ids: set[str] = set()
@@ -111,14 +114,25 @@ class StreamReader:
         """The events one line completes (often none: a tool call waits for its result)."""
         if not isinstance(line, (str, bytes, bytearray)):
             raise TypeError(f"feed_line takes one line as str or bytes, not {type(line).__name__}")
+        self._line += 1
         if not line.strip():
             return []
+        before = self.skipped
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             self.skipped += 1
-            return []
-        return self.feed(data)
+            data = None
+        events = self.feed(data) if self.skipped == before else []
+        if self.skipped > before:
+            self.skipped_lines.append(self._line)
+        return events
+
+    def skip_line(self) -> None:
+        """Count a line the caller could not even hand over (too long to keep) as skipped."""
+        self._line += 1
+        self.skipped += 1
+        self.skipped_lines.append(self._line)
 
     def feed(self, data: Any) -> list[Event]:
         """Like `feed_line`, for a line already parsed."""

@@ -30,23 +30,28 @@ def read_event_file(
     *,
     max_line: int = MAX_LINE_BYTES,
     max_total: int = MAX_STREAM_BYTES,
+    skipped_lines: list[int] | None = None,
 ) -> tuple[list[Event], int]:
     """Every event of the stream at `source` (a path, or an open binary stream such as
     `sys.stdin.buffer`), and how many lines were skipped (unreadable, of no known shape, or
-    too long). Undecodable bytes make a line unreadable, not the stream."""
+    too long). Undecodable bytes make a line unreadable, not the stream. The numbers of the
+    skipped lines (1-based) are added to `skipped_lines` when it is given."""
     if isinstance(source, (str, os.PathLike)):
         with open_regular(source) as handle:
-            return read_event_file(handle, tool_names, max_line=max_line, max_total=max_total)
+            return read_event_file(
+                handle, tool_names, max_line=max_line, max_total=max_total, skipped_lines=skipped_lines
+            )
     reader = StreamReader(tool_names)
     events: list[Event] = []
-    too_long = 0
     for line in bounded_lines(source, max_line, max_total):
         if line is None:
-            too_long += 1
+            reader.skip_line()
         else:
             events.extend(reader.feed_line(line.decode("utf-8", errors="replace")))
     events.extend(reader.finish())
-    return events, reader.skipped + too_long
+    if skipped_lines is not None:
+        skipped_lines.extend(reader.skipped_lines)
+    return events, reader.skipped
 
 
 def bounded_lines(stream: BinaryIO, max_line: int, max_total: int) -> Iterator[bytes | None]:

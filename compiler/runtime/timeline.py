@@ -73,6 +73,8 @@ class Trace:
     blueprint: str
     entries: list[Entry] = field(default_factory=list)
     skipped: int = 0
+    #: The numbers of the lines skipped, when the reader knew them.
+    skipped_lines: tuple[int, ...] = ()
     #: Events that arrived after the run had ended.
     unused: int = 0
 
@@ -85,11 +87,13 @@ class Trace:
         return self.state.terminal
 
 
-def replay(ir: Blueprint, events: Iterable[Event], *, skipped: int = 0, **options: Any) -> Trace:
+def replay(
+    ir: Blueprint, events: Iterable[Event], *, skipped: int = 0, skipped_lines: Iterable[int] = (), **options: Any
+) -> Trace:
     events = list(events)
     first = next((e.now for e in events if getattr(e, "now", None) is not None), 0)
     state, actions = start(ir, first, **options)
-    trace = Trace(ir.name, [Entry(None, actions, None, state)], skipped=skipped)
+    trace = Trace(ir.name, [Entry(None, actions, None, state)], skipped=skipped, skipped_lines=tuple(skipped_lines))
     for event in events:
         if state.terminal:
             trace.unused += 1
@@ -223,10 +227,24 @@ def _summary(ir: Blueprint, trace: Trace) -> list[str]:
     if shown:
         lines.append("  flags: " + ", ".join(f"{k}={_flag(v)}" for k, v in shown.items()))
     if trace.skipped:
-        lines.append(f"  skipped {trace.skipped} unreadable line{'s' if trace.skipped != 1 else ''}")
+        plural = "s" if trace.skipped != 1 else ""
+        lines.append(f"  skipped {trace.skipped} unreadable line{plural}{_numbers(trace.skipped_lines)}")
     if trace.unused:
         lines.append(f"  {trace.unused} event{'s' if trace.unused != 1 else ''} after the end went unused")
     return lines
+
+
+#: How many skipped line numbers the text names before it says how many more there are.
+SHOWN_LINE_NUMBERS = 10
+
+
+def _numbers(lines: tuple[int, ...]) -> str:
+    """`: 3, 7` (line numbers, the first few of them), or nothing when none are known."""
+    if not lines:
+        return ""
+    shown = ", ".join(map(str, lines[:SHOWN_LINE_NUMBERS]))
+    more = f" and {len(lines) - SHOWN_LINE_NUMBERS} more" if len(lines) > SHOWN_LINE_NUMBERS else ""
+    return f" (line{'s' if len(lines) != 1 else ''} {shown}{more})"
 
 
 def _flag(value: Any) -> str:
@@ -254,6 +272,7 @@ def render_json(ir: Blueprint, trace: Trace) -> str:
     document = {
         "blueprint": trace.blueprint,
         "skipped_lines": trace.skipped,
+        "skipped_line_numbers": list(trace.skipped_lines),
         "unused_events": trace.unused,
         "steps": [
             {

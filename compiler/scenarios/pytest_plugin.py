@@ -55,6 +55,10 @@ class ScenarioFile(pytest.File):
 class _Reported(pytest.Item):
     """An item whose failure is shown as `blueprint test` shows it, without a traceback."""
 
+    #: No fixtures; an empty mapping, as function items have, for plugins that look there
+    #: (pytest-lsp's `pytest_runtest_call` wrapper fails on an item without it).
+    funcargs: dict[str, Any] = {}
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):
             return str(excinfo.value)

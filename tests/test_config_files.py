@@ -1,0 +1,110 @@
+"""`blueprint.toml` and `.blueprint.toml` beside `[tool.blueprint]`: which file applies, what
+each key accepts, and `--show-settings`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli.main import cli
+from compiler.config import KEYS, ConfigError, ConfigFinder, FileConfig, load_config
+
+AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_blueprint_toml_takes_the_keys_at_the_top_level(tmp_path: Path) -> None:
+    path = write(tmp_path / "blueprint.toml", 'ignore = ["lint"]\nextend-exclude = ["/fixtures/"]\n')
+    config = load_config(path)
+    assert config is not None and config.ignore == ("lint",) and config.extend_exclude == ("/fixtures/",)
+    assert load_config(write(tmp_path / "empty" / "blueprint.toml", "")) == FileConfig(path=tmp_path / "empty" / "blueprint.toml")
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('extend-exlude = ["x"]\n', "unknown key 'extend-exlude' (did you mean 'extend-exclude'?)"),
+        ('[tool.blueprint]\nignore = ["lint"]\n', "write the keys at the top level"),
+        ('exclude = ["!"]\n', "exclude: '!' is not a valid pattern"),
+        ("respect-gitignore = 1\n", "respect-gitignore must be true or false, not a number"),
+        ('rule-docs-url = "https://docs.example.org/rules/"\n', "rule-docs-url must be an http(s) URL with {code}"),
+        ('rule-docs-url = "file:///x/{code}"\n', "rule-docs-url must be an http(s) URL"),
+    ],
+)
+def test_mistakes_in_a_blueprint_toml_name_the_file_and_the_key(tmp_path: Path, body: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path / "blueprint.toml", body), "blueprint.toml")
+    assert str(caught.value).startswith("blueprint.toml: ")
+    assert expected in str(caught.value)
+
+
+def test_in_one_folder_the_dedicated_files_win_and_the_other_is_named(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.blueprint]\nignore = ["meta"]\n')
+    write(tmp_path / "blueprint.toml", 'ignore = ["lint"]\n')
+    write(tmp_path / ".blueprint.toml", 'ignore = ["schema"]\n')
+    finder = ConfigFinder()
+    config = finder.for_file(tmp_path / "agent.leviath")
+    assert config is not None and config.ignore == ("schema",)
+    assert len(finder.warnings) == 2 and all(".blueprint.toml" in w for w in finder.warnings)
+
+
+def test_the_nearest_folder_with_a_configuration_wins_and_nothing_is_merged(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.blueprint]\nignore = ["meta"]\nknown-tools = ["deploy"]\n')
+    write(tmp_path / "agents" / "pyproject.toml", '[project]\nname = "no table"\n')
+    write(tmp_path / "agents" / "team" / "blueprint.toml", "")
+    finder = ConfigFinder()
+    inner = finder.for_file(tmp_path / "agents" / "team" / "x" / "agent.leviath")
+    outer = finder.for_file(tmp_path / "agents" / "agent.leviath")
+    assert inner is not None and inner.path.name == "blueprint.toml" and inner.value("ignore") == ()
+    assert outer is not None and outer.path == tmp_path / "pyproject.toml" and outer.value("known-tools") == ("deploy",)
+
+
+def test_the_cli_reads_a_blueprint_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "agents" / "a.leviath", AGENT + "[stages.s.bogus]\n")
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(cli, ["validate"]).exit_code == 1
+    write(tmp_path / "blueprint.toml", 'ignore = ["schema"]\n')
+    result = CliRunner().invoke(cli, ["validate"])
+    assert result.exit_code == 0, result.output
+    write(tmp_path / "blueprint.toml", 'ignore = ["shcema"]\n')
+    result = CliRunner().invoke(cli, ["validate"])
+    assert result.exit_code == 2
+    assert "blueprint.toml: ignore: unknown rule or family 'shcema' (did you mean 'schema'?)" in result.stderr
+
+
+def test_show_settings_names_the_source_of_every_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "blueprint.toml", 'ignore = ["lint"]\nextend-exclude = ["/agents/old/"]\n')
+    target = write(tmp_path / "agents" / "old" / "agent.leviath", AGENT)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["validate", "--show-settings", "--deny-warnings", "agents/old/agent.leviath"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["# Settings for agents/old/agent.leviath", "# Configuration: blueprint.toml"]
+    assert 'ignore = ["lint"]  # blueprint.toml' in lines
+    assert "deny-warnings = true  # --[no-]deny-warnings" in lines
+    assert "select = []  # default" in lines and "respect-gitignore = true  # default" in lines
+    assert "# rule-docs-url is not set (default)" in lines
+    assert every_key_once(lines)
+    assert lines[-1] == "# A search of '.' leaves this path out: its folder agents/old matches '/agents/old/' in blueprint.toml extend-exclude"
+    assert target.read_text(encoding="utf-8") == AGENT  # nothing checked, nothing changed
+
+
+def every_key_once(lines: list[str]) -> bool:
+    named = [line.lstrip("# ").split(" ")[0] for line in lines[2:] if not line.startswith("# A search")]
+    return sorted(named) == sorted(KEYS)
+
+
+def test_show_settings_without_configuration_and_with_a_wrong_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "a.leviath", AGENT)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["validate", "--show-settings", "a.leviath"])
+    assert "# Configuration: none found; the defaults apply" in result.stdout
+    assert CliRunner().invoke(cli, ["validate", "--show-settings"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["validate", "--show-settings", "a.leviath", "a.leviath"]).exit_code == 2
