@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from ..graph import StageGraph, run_edge
-from ..graph.algorithms import strongly_connected
+from ..graph.algorithms import condensation
 from ..runtime.policy import within_budget
 
 if TYPE_CHECKING:
@@ -155,13 +155,9 @@ class Budgets:
 def _closure(own: list[int], adjacency: list[list[int]]) -> list[int]:
     """Per node, the OR of `own` over every node it reaches (itself included): strongly
     connected components in reverse topological order, each edge looked at once."""
-    components = strongly_connected(adjacency)
-    component_of = [0] * len(adjacency)
-    for number, component in enumerate(components):
-        for node in component:
-            component_of[node] = number
+    components, component_of, order = condensation(adjacency)
     bits = [0] * len(components)
-    for number in _reverse_topological(components, adjacency, component_of):
+    for number in reversed(order):
         value = 0
         for node in components[number]:
             value |= own[node]
@@ -169,33 +165,6 @@ def _closure(own: list[int], adjacency: list[list[int]]) -> list[int]:
                 value |= bits[component_of[target]]
         bits[number] = value
     return [bits[component_of[node]] for node in range(len(adjacency))]
-
-
-def _reverse_topological(components: list[list[int]], adjacency: list[list[int]], component_of: list[int]) -> list[int]:
-    """Component numbers, each after every component it has an edge to."""
-    successors: list[set[int]] = [set() for _ in components]
-    waiting = [0] * len(components)
-    for number, members in enumerate(components):
-        for node in members:
-            for target in adjacency[node]:
-                other = component_of[target]
-                if other != number and other not in successors[number]:
-                    successors[number].add(other)
-                    waiting[number] += 1
-    predecessors: list[list[int]] = [[] for _ in components]
-    for number, following in enumerate(successors):
-        for other in following:
-            predecessors[other].append(number)
-    ready = [number for number, count in enumerate(waiting) if count == 0]
-    order: list[int] = []
-    while ready:
-        number = ready.pop()
-        order.append(number)
-        for other in predecessors[number]:
-            waiting[other] -= 1
-            if waiting[other] == 0:
-                ready.append(other)
-    return order
 
 
 def first_refusal(ir: "Blueprint", name: str) -> int:

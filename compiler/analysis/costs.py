@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..graph.algorithms import strongly_connected
+from ..graph.algorithms import condensation
 
 if TYPE_CHECKING:
     from .moves import Move
@@ -34,9 +34,7 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: l
     for source, target, move in edges:
         adjacency[source].append(target)
         incoming[target].append((source, move))
-    components = strongly_connected(adjacency)
-    component_of = {node: i for i, members in enumerate(components) for node in members}
-    order = _topological(components, adjacency, component_of)
+    components, component_of, order = condensation(adjacency)
     most_iterations: list[Calls] = [0] * count
     for number in order:
         members = components[number]
@@ -76,25 +74,3 @@ def _most_iterations(node: Node, reached: Calls) -> Calls:
     if node.paddable:
         return INFINITE if node.pad_limit is None else node.pad_limit - 1
     return reached
-
-
-def _topological(components: list[list[int]], adjacency: list[list[int]], component_of: dict[int, int]) -> list[int]:
-    successors: list[set[int]] = [set() for _ in components]
-    indegree = [0] * len(components)
-    for number, members in enumerate(components):
-        for node in members:
-            for target in adjacency[node]:
-                other = component_of[target]
-                if other != number and other not in successors[number]:
-                    successors[number].add(other)
-                    indegree[other] += 1
-    ready = [n for n in range(len(components)) if indegree[n] == 0]
-    order: list[int] = []
-    while ready:
-        number = ready.pop()
-        order.append(number)
-        for other in sorted(successors[number]):
-            indegree[other] -= 1
-            if indegree[other] == 0:
-                ready.append(other)
-    return order

@@ -306,15 +306,10 @@ class Report:
             self.kept.append(slim)
 
     def finish(self) -> None:
-        from ..render.text import render_closing, render_statistics
-
         options = replace(self.options, fixes=self.fixes)
         if self.format == "text":
-            blocks = [block for block in self.kept if block is not None]
-            if options.statistics and self.diagnostics:
-                blocks.append(render_statistics(self.diagnostics).rstrip("\n"))
-            closing = render_closing(self.total, len(self.kept), self.diagnostics, options, hint=not options.quiet)
-            emit("".join(block + "\n\n" for block in blocks) + closing + "\n", color=options.color)
+            ceilings = [block for block in self.kept if block is not None]
+            emit(text_tail(ceilings, self.diagnostics, self.total, len(self.kept), options), color=options.color)
         elif self.format == "json":
             emit(json_document(self.kept, self.total))
         elif self.format != "github":
@@ -343,17 +338,22 @@ def text_report(checked: list[Checked], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not
     analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
     and the ceilings."""
+    findings = [] if options.quiet else [block for item in checked for block in diagnostic_blocks(item, options)]
+    ceilings = [] if options.quiet else [ceilings_block(item) for item in checked]
+    diagnostics = [d for item in checked for d in item.result.diagnostics]
+    total = sum((item.result.counts for item in checked), Counts())
+    return "".join(block + "\n\n" for block in findings) + text_tail(ceilings, diagnostics, total, len(checked), options)
+
+
+def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int, options: ReportOptions) -> str:
+    """What the text report shows after every finding: the ceilings, the statistics when asked,
+    the closing lines."""
     from ..render.text import render_closing, render_statistics
 
-    blocks: list[str] = []
-    diagnostics = [d for item in checked for d in item.result.diagnostics]
-    if not options.quiet:
-        blocks.extend(block for item in checked for block in diagnostic_blocks(item, options))
-        blocks.extend(ceilings_block(item) for item in checked)
+    blocks = list(ceilings)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    total = sum((item.result.counts for item in checked), Counts())
-    blocks.append(render_closing(total, len(checked), diagnostics, options, hint=not options.quiet))
+    blocks.append(render_closing(total, files, diagnostics, options, hint=not options.quiet))
     return "\n\n".join(blocks) + "\n"
 
 
