@@ -56,7 +56,8 @@ def test_a_change_to_a_blueprint_a_tool_script_or_the_configuration_runs_again(t
         # A tool script beside the blueprint makes `summarise` known.
         (agent / "tools" / "summarise.rhai").write_text("// @tool summarise\nparams.text\n", encoding="utf-8")
         assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
-        assert ("err", "changed: agents/w/tools/summarise.rhai; checking again") in watch.seen
+        # stderr is read by its own thread: wait for the line rather than look for it
+        watch.wait_for("changed: agents/w/tools/summarise.rhai; checking again", "err")
         watch.waiting()
 
         # The blueprint itself.
