@@ -15,11 +15,17 @@ count, so the count is dropped: each such state is explored from the fewest iter
 be reached with, and a `pad` move runs plain calls until the runner interrupts the stage (its
 iteration cap or stuck threshold). Every iteration count in between behaves alike, so this
 loses no route, and the largest count is known (one below the interrupt). Where a watched
-tool-call threshold could trip before the cap, tool calls are counted exactly instead.
+tool-call threshold could trip before the cap, tool calls are counted exactly instead, while
+either count is near its threshold (`StageFacts.counting`).
 
 Such a state is also not explored when one with the same key but no more gate blocks and
 required-region re-runs spent already was: a spent one of these budgets only lets the stage
 leave sooner by an edge the other state can take too, by meeting the requirement instead.
+
+A long run of steps that only add counts (nudged replies, gate blocks, re-runs, counted tool
+calls, routing answers held by a gate) is not stepped through: `_Runs` skips to a few steps
+before the runner does something else, found by bisection (`repeats`), so a budget of 2**63
+costs a few dozen steps.
 """
 
 from __future__ import annotations
