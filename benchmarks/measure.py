@@ -246,6 +246,98 @@ def check_row(files: list[Path], repeat: int) -> Row:
     )
 
 
+def check_scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
+    """`check` (validation and the run analysis, `check_bytes`) per stage of `generate.scaled`
+    at each size, in CPU time; the largest file also through the CLI, with its peak memory."""
+    from compiler.cli.check_cmd import check_bytes
+    from compiler.config import Settings
+
+    def checked(data: bytes) -> None:
+        item = check_bytes("scaled.leviath", data, Settings())
+        if item.analysis is None or not item.analysis.complete:
+            raise SystemExit("the generated blueprint was not analysed completely")
+
+    checked(generate.scaled(10).encode())  # first use: the analysis modules load, their tables fill
+    per_stage = {}
+    for size in sizes:
+        data = generate.scaled(size).encode()
+        per_stage[size] = cpu_median(lambda: checked(data), repeats[size]) / size * 1e6
+    spread = max(per_stage.values()) / min(per_stage.values())
+    largest = max(sizes)
+    with tempfile.TemporaryDirectory() as work:
+        big = Path(work) / "scaled.leviath"
+        big.write_text(generate.scaled(largest), encoding="utf-8")
+        peak_kb, wall = peak_memory(_blueprint("check", str(big)))
+    return [
+        Row(
+            "check scaling: time per stage, largest / smallest",
+            spread,
+            "x",
+            "≤ 2.0×",
+            spread <= 2.0,
+            f"{spread:.2f}× (" + ", ".join(f"{n:,}: {per_stage[n]:,.0f} µs" for n in sizes) + ")",
+            {"us_per_stage": per_stage},
+        ),
+        Row(
+            f"check scaling: one {largest:,}-stage file, blueprint check",
+            wall,
+            "s",
+            "(information)",
+            None,
+            f"{wall:.1f} s wall, peak {peak_kb / 1024:,.0f} MB",
+            {"wall_seconds": wall, "peak_rss_kb": peak_kb},
+        ),
+    ]
+
+
+def check_tree_row(sizes: tuple[int, int]) -> Row:
+    """`blueprint check DIR` on a tree of small real blueprints (the examples `linear-pipeline`
+    and `review-loop`, alternately), as a process: its peak memory at the smaller and the larger
+    number of files. A file's analysis is released once it is reported, so the peak stays
+    where one file puts it; kept, it grew by about 100 KB a file (2 GB at 2,000 coder-sized ones)."""
+    sources = [ROOT / "blueprints" / "linear-pipeline.leviath", ROOT / "blueprints" / "review-loop.leviath"]
+    peaks, walls = {}, {}
+    with tempfile.TemporaryDirectory() as work:
+        for count in sizes:
+            tree = Path(work) / f"tree-{count}"
+            for i in range(count):
+                folder = tree / f"team-{i // 100:02d}"
+                folder.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(sources[i % 2], folder / f"agent-{i:04d}.leviath")
+            peaks[count], walls[count] = peak_memory(_blueprint("check", str(tree)))
+    small, large = sizes
+    ratio = peaks[large] / peaks[small]
+    return Row(
+        f"check memory: a tree of {large:,} files / of {small:,}",
+        ratio,
+        "x",
+        "≤ 1.5×",
+        ratio <= 1.5,
+        f"{ratio:.2f}× ({peaks[small] / 1024:,.0f} MB → {peaks[large] / 1024:,.0f} MB peak; "
+        f"{walls[large]:.0f} s for {large:,} files)",
+        {"peak_rss_kb": peaks, "wall_seconds": walls},
+    )
+
+
+def peak_memory(command: list[str]) -> tuple[int, float]:
+    """(peak resident memory in KB, wall seconds) of `command` (a `blueprint` command), run
+    in a fresh process whose only child it is, with bytecode caching on and its cache filled
+    by an untimed `blueprint check` of an example first."""
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "start = time.perf_counter()\n"
+        "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+        "if done.returncode == 2: sys.exit(done.stderr.decode(errors='replace'))\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter() - start)\n"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = _cached_bytecode_env(cache)
+        subprocess.run(_blueprint("check", str(ROOT / "blueprints" / "review-loop.leviath")), env=env, capture_output=True)
+        done = subprocess.run([sys.executable, "-c", probe, *command], env=env, capture_output=True, text=True, check=True)
+    peak, wall = done.stdout.split()
+    return int(peak), float(wall)
+
+
 # --- 5. the runner ------------------------------------------------------------------------------
 
 

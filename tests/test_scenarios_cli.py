@@ -180,10 +180,17 @@ def test_a_saved_run_is_a_passing_scenario(tmp_path: Path) -> None:
     assert "Ran 2 scenarios in 1 file: 2 passed, 0 failed" in result.output
 
 
+#: Cases whose run is too long to write as a scenario (it pads a stage to 2**31 replies):
+#: `check --emit-scenarios` names it and writes none (tests/test_analysis_bounds.py).
+TOO_LONG_FOR_A_SCENARIO = {"output-can-be-skipped/cap-of-2-31"}
+
+
 def _check_cases_with_traces():
     cases = []
     for path in sorted(CHECK_CASES.glob("*/*.leviath")):
         if path.stem.startswith("ok-") or path.parent.name not in ("run-can-strand", "run-can-loop-forever", "output-can-be-skipped"):
+            continue
+        if f"{path.parent.name}/{path.stem}" in TOO_LONG_FOR_A_SCENARIO:
             continue
         cases.append(path)
     return cases

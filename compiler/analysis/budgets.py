@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from ..graph import StageGraph, run_edge
+from ..graph.algorithms import condensation
 from ..runtime.policy import within_budget
 
 if TYPE_CHECKING:
@@ -48,13 +49,36 @@ class Budgets:
             for node in graph.nodes
         }
         self.everything = (1 << len(names)) - 1
-        self._relevant: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
+        stages = [node.name for node in graph.nodes]
+        self._index = {name: i for i, name in enumerate(stages)}
+        #: Per stage number, its run edges: (target number or None, budget position or None, checked).
+        self._out = [
+            [(self._index.get(target), position, checked) for target, position, checked in self.moves[name]] for name in stages
+        ]
+        #: Per stage number, the budgets its own transitions check.
+        self._checked = [
+            sum(1 << position for _, position, checked in edges if checked and position is not None) for edges in self._out
+        ]
+        #: Per stage number, the budgets any transition reachable from it checks, spent or not:
+        #: the only spent bits its answer can depend on.
+        self._reach = _closure(self._checked, [[t for t, _, _ in edges if t is not None] for edges in self._out])
+        #: (stage number, spent mask restricted to its reach) → the budgets still checkable.
+        self._relevant: dict[tuple[int, int], int] = {}
 
     def digit(self, code: int, position: int) -> int:
         return (code // self.weights[position]) % (self.spent[position] + 1)
 
-    def counts(self, code: int) -> dict[str, int]:
-        return {name: self.digit(code, i) for i, name in enumerate(self.names)}
+    def counts(self, code: int, positions: int | None = None) -> dict[str, int]:
+        """Every count of `code`, or those at `positions` (bits)."""
+        if positions is None:
+            return {name: self.digit(code, i) for i, name in enumerate(self.names)}
+        out = {}
+        while positions:
+            low = positions & -positions
+            position = low.bit_length() - 1
+            out[self.names[position]] = self.digit(code, position)
+            positions ^= low
+        return out
 
     def code_of(self, visits: Mapping[str, int]) -> int:
         return sum(min(visits.get(name, 0), limit) * weight for name, limit, weight in zip(self.names, self.spent, self.weights))
@@ -64,46 +88,83 @@ class Budgets:
 
     def normalize(self, stage: str, code: int, spent_mask: int) -> tuple[int, int]:
         """(code, spent mask) with the counts that can no longer be read set to zero."""
-        relevant, dropped = self.relevant(stage, spent_mask)
-        if relevant == self.everything:
-            return code, spent_mask
-        for position in dropped:
-            code -= self.digit(code, position) * self.weights[position]
-        return code, spent_mask & relevant
+        relevant = self.relevant(stage, spent_mask)
+        return self.drop(code, self.everything & ~relevant), spent_mask & relevant
 
-    def relevant(self, stage: str, spent_mask: int) -> tuple[int, tuple[int, ...]]:
-        """Positions (as bits) whose budget a transition can still check, and the others."""
-        key = (stage, spent_mask)
+    def drop(self, code: int, positions: int) -> int:
+        """`code` with the counts at `positions` (bits) set to zero."""
+        while positions:
+            low = positions & -positions
+            position = low.bit_length() - 1
+            code -= self.digit(code, position) * self.weights[position]
+            positions ^= low
+        return code
+
+    def relevant(self, stage: str, spent_mask: int) -> int:
+        """The budgets (as bits) a transition can still check from `stage`: those of the edges
+        a run can still take, over the stage graph without the transitions into spent stages."""
+        number = self._index[stage]
+        key = (number, spent_mask & self._reach[number])
         found = self._relevant.get(key)
-        if found is not None:
-            return found
-        live, stack = {stage}, [stage]
-        relevant = 0
-        while stack:
-            for target, position, checked in self.moves.get(stack.pop(), ()):
-                if checked and position is not None:
-                    relevant |= 1 << position
-                    if spent_mask >> position & 1:
-                        continue  # spent: no transition enters it any more
-                if target not in live:
-                    live.add(target)
-                    stack.append(target)
-        dropped = tuple(i for i in range(len(self.names)) if not relevant >> i & 1)
-        found = self._relevant[key] = (relevant, dropped)
+        if found is None:
+            self._learn(number, spent_mask)
+            found = self._relevant[key]
         return found
 
-    def dropped(self, stage: str, spent_mask: int) -> tuple[int, tuple[tuple[int, int], ...]] | tuple[()]:
-        """For the exploration loop: () when every count still matters at `stage`, else the
-        relevant positions as bits and (weight, radix) of each count to drop."""
-        relevant, dropped = self.relevant(stage, spent_mask)
-        if relevant == self.everything:
-            return ()
-        return relevant, tuple((self.weights[i], self.spent[i] + 1) for i in dropped)
+    def _learn(self, start: int, spent_mask: int) -> None:
+        """`relevant` for `start` and every stage it reaches whose answer is not known yet,
+        in one pass (strongly connected components). Stages reached whose answer is known are
+        not entered again, so each stage is computed about once per spent mask of its own
+        reach, and a chain of thousands of stages costs one pass over the chain."""
+
+        def open_edge(position: int | None, checked: bool) -> bool:
+            return not (checked and position is not None and spent_mask >> position & 1)
+
+        local, members, known, stack = {start: 0}, [start], {}, [start]
+        while stack:
+            for target, position, checked in self._out[stack.pop()]:
+                if target is None or not open_edge(position, checked) or target in local or target in known:
+                    continue
+                cached = self._relevant.get((target, spent_mask & self._reach[target]))
+                if cached is not None:
+                    known[target] = cached
+                    continue
+                local[target] = len(members)
+                members.append(target)
+                stack.append(target)
+        own, adjacency = [], []
+        for member in members:
+            bits, following = self._checked[member], []
+            for target, position, checked in self._out[member]:
+                if target is not None and open_edge(position, checked):
+                    if target in local:
+                        following.append(local[target])
+                    else:
+                        bits |= known[target]
+            own.append(bits)
+            adjacency.append(following)
+        for member, value in zip(members, _closure(own, adjacency)):
+            self._relevant[(member, spent_mask & self._reach[member])] = value
 
     def key_counts(self, stage: str, visits: Mapping[str, int]) -> int:
-        """The code a run state keeps for a runner's visit map at `stage`'s entry."""
+        """The code a run state at `stage`'s entry keeps, for a runner's visit map."""
         code = self.code_of(visits)
         return self.normalize(stage, code, self.spent_mask(code))[0]
+
+
+def _closure(own: list[int], adjacency: list[list[int]]) -> list[int]:
+    """Per node, the OR of `own` over every node it reaches (itself included): strongly
+    connected components in reverse topological order, each edge looked at once."""
+    components, component_of, order = condensation(adjacency)
+    bits = [0] * len(components)
+    for number in reversed(order):
+        value = 0
+        for node in components[number]:
+            value |= own[node]
+            for target in adjacency[node]:
+                value |= bits[component_of[target]]
+        bits[number] = value
+    return [bits[component_of[node]] for node in range(len(adjacency))]
 
 
 def first_refusal(ir: "Blueprint", name: str) -> int:

@@ -10,11 +10,12 @@ Per stage: the most visits (exact), the most inferences in one visit, and their 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..graph.algorithms import strongly_connected
-from .costs import INFINITE
+from .costs import INFINITE, Calls
 
 if TYPE_CHECKING:
     from .runs import RunGraph
@@ -89,7 +90,7 @@ def cycles(graph: "RunGraph", adjacency: list[list[int]]) -> list[list[int]]:
 def compute(graph: "RunGraph", order: list[int] | None, adjacency: list[list[int]]) -> Ceilings:
     ir = graph.ir
     names = [stage.name for stage in ir.stages]
-    per_visit: dict[str, float] = {}
+    per_visit: dict[str, Calls] = {}
     for key, result in graph.visits.items():
         per_visit[key[0]] = max(per_visit.get(key[0], 0), result.max_calls)
     endless = tuple(name for name in names if per_visit.get(name, 0) == INFINITE)
@@ -165,11 +166,11 @@ def _visits_with_loops(graph: "RunGraph", adjacency: list[list[int]], names: lis
     return out
 
 
-def _finite(value: float) -> int | None:
+def _finite(value: Calls) -> int | None:
     return None if value == INFINITE else int(value)
 
 
-def _product(visits: int | None, per_visit: float) -> int | None:
+def _product(visits: int | None, per_visit: Calls) -> int | None:
     if visits == 0:
         return 0
     if visits is None or per_visit == INFINITE:
@@ -177,16 +178,16 @@ def _product(visits: int | None, per_visit: float) -> int | None:
     return int(visits * per_visit)
 
 
-def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
+def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, Calls]:
     """The most visits and the most inferences along any run (both from the start)."""
     count = len(graph.nodes)
-    visits, calls = [0] * count, [0.0] * count
+    visits, calls = [0] * count, [0] * count
     out, keys = graph.out, graph.visit_keys
     # Each visit's exits as their inference counts, read once per visit rather than per edge.
     exit_calls = {key: [exit.max_calls for exit in result.exits] for key, result in graph.visits.items()}
     for node in reversed(order):
         most = exit_calls[keys[node]]
-        most_visits, most_calls = 0, 0.0
+        most_visits, most_calls = 0, 0
         for number, target in out[node]:
             if type(target) is int:
                 if visits[target] >= most_visits:
@@ -197,7 +198,7 @@ def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, float]:
             if candidate > most_calls:
                 most_calls = candidate
         visits[node], calls[node] = most_visits, most_calls
-    return (1 + visits[0], calls[0]) if count else (0, 0.0)
+    return (1 + visits[0], calls[0]) if count else (0, 0)
 
 
 def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:
@@ -215,7 +216,10 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     most: dict[str, int] = {name: 0 for name in names}
     counted = {name for name in graph.tracked if name not in unchecked}
     most.update((name, graph.most_visits.get(name, 0)) for name in counted)
-    once = {name for name in entered if name not in targets or name not in leaves}
+    # On a graph without cycles a run passes each run state once, so a stage entered in one
+    # run state only (every stage of a chain) is visited at most once.
+    states_of = Counter(node[0] for node in graph.nodes)
+    once = {name for name in entered if name not in targets or name not in leaves or states_of[name] == 1}
     most.update((name, 1) for name in once if name not in counted)
     others = [name for name in names if name in entered and name not in counted and name not in once]
     if others:

@@ -145,3 +145,10 @@ def analyze_cached(blueprint: "Blueprint", default_max_iterations: int = DEFAULT
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = (weakref.ref(blueprint), analysis)
     return analysis
+
+
+def release(blueprint: "Blueprint") -> None:
+    """Forget the analyses `analyze_cached` remembers for `blueprint` (they hold it, so the
+    cache alone would keep a checked file's analysis alive)."""
+    for key in [key for key, (ref, _) in _CACHE.items() if key[0] == id(blueprint) and ref() is blueprint]:
+        del _CACHE[key]

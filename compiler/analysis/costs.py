@@ -11,16 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..graph.algorithms import strongly_connected
+from ..graph.algorithms import condensation
 
 if TYPE_CHECKING:
     from .moves import Move
     from .visit import Node, VisitResult
 
+#: "No limit". Counts stay Python ints everywhere else, so a ceiling of 2**63 inferences is
+#: exact: a float would round it.
 INFINITE = float("inf")
+#: A count of inferences: an exact int, or INFINITE.
+Calls = int | float
 
 
-def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int) -> None:
+def costs(result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: list[tuple[int, Move, int]], routing: int) -> None:
     """Set each exit's `max_calls` and the visit's: the most iterations each state can be
     reached with, plus `routing` (the most routing answers the visit can make)."""
     nodes = result.nodes
@@ -30,13 +34,11 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
     for source, target, move in edges:
         adjacency[source].append(target)
         incoming[target].append((source, move))
-    components = strongly_connected(adjacency)
-    component_of = {node: i for i, members in enumerate(components) for node in members}
-    order = _topological(components, adjacency, component_of)
-    most_iterations = [0.0] * count
+    components, component_of, order = condensation(adjacency)
+    most_iterations: list[Calls] = [0] * count
     for number in order:
         members = components[number]
-        iterations = 0.0
+        iterations: Calls = 0
         for node in members:
             for source, move in incoming[node]:
                 if component_of[source] == number and move.iterations:
@@ -47,7 +49,7 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
             most_iterations[node] = _most_iterations(nodes[node], iterations)
     for exit in result.exits:
         exit.max_calls = 0
-    for source, move, number in result.exit_edges:
+    for source, move, number in exit_edges:
         exit = result.exits[number]
         calls = _iterations_after(nodes[source], move, most_iterations[source]) + routing
         exit.max_calls = max(exit.max_calls, calls)
@@ -56,41 +58,19 @@ def costs(result: VisitResult, edges: list[tuple[int, int, Move]], routing: int)
         result.max_calls = INFINITE
 
 
-def _iterations_after(source: Node, move: Move, before: float) -> float:
+def _iterations_after(source: Node, move: Move, before: Calls) -> Calls:
     """The most iterations a visit has after `move` from `source` (padding ends at its limit)."""
     if move.kind == "pad":
         return source.pad_limit if source.pad_limit is not None else INFINITE
     return before + move.iterations
 
 
-def _most_iterations(node: Node, reached: float) -> float:
+def _most_iterations(node: Node, reached: Calls) -> Calls:
     """A state whose key holds the iteration count has exactly that many; a state padding can
     stretch has any count below its interrupt (at that count READY would have interrupted);
     any other (a routing or interaction wait) has what the moves into it bring."""
     if node.key[5] >= 0:
-        return node.state.visit.iterations
+        return node.key[5]
     if node.paddable:
         return INFINITE if node.pad_limit is None else node.pad_limit - 1
     return reached
-
-
-def _topological(components: list[list[int]], adjacency: list[list[int]], component_of: dict[int, int]) -> list[int]:
-    successors: list[set[int]] = [set() for _ in components]
-    indegree = [0] * len(components)
-    for number, members in enumerate(components):
-        for node in members:
-            for target in adjacency[node]:
-                other = component_of[target]
-                if other != number and other not in successors[number]:
-                    successors[number].add(other)
-                    indegree[other] += 1
-    ready = [n for n in range(len(components)) if indegree[n] == 0]
-    order: list[int] = []
-    while ready:
-        number = ready.pop()
-        order.append(number)
-        for other in sorted(successors[number]):
-            indegree[other] -= 1
-            if indegree[other] == 0:
-                ready.append(other)
-    return order

@@ -28,7 +28,7 @@ they delay a run or end it the way an error does, and add no route of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
@@ -42,18 +42,12 @@ from ..runtime.events import (
     ToolCall,
     WorkersFinished,
 )
-from ..runtime.policy import (
-    can_write_context,
-    canonical_tool,
-    holds,
-    modifying_tools,
-    required_regions,
-)
+from ..runtime.policy import holds
 from ..runtime.state import EMPTY_REGION, RegionSnapshot
-from ..runtime.stuck import stuck_edge
+from .facts import StageFacts
 
 if TYPE_CHECKING:
-    from ..ir.model import Blueprint, Stage, StuckThresholds
+    from ..ir.model import Blueprint, Stage
     from ..runtime.events import Event
     from ..runtime.state import RunState
 
@@ -61,8 +55,6 @@ if TYPE_CHECKING:
 EDITED_PATH = "analysis.txt"
 FAILURE = "the inference failed"
 ROUTING_FAILURE = "the routing call failed"
-#: Tools a plain call must not be: they count as work, outputs, splits or searches.
-_SPECIAL_TOOLS = frozenset({SUBMIT_OUTPUT_TOOL, FAN_OUT_TOOL, "web_search"})
 #: Answers no option list matches: an approval at an interaction point, a routing reply
 #: that names no stage.
 APPROVAL = "approved"
@@ -90,20 +82,34 @@ class Move:
     #: What the decision after the move reads, for its description: "required regions",
     #: "gate regions" or both.
     reads: str | None = None
+    #: The move made this many times in a row, each adding the same counts (`repeats`).
+    times: int = 1
+    #: For a `lap`: the moves of one lap, the lap made `times` times.
+    laps: tuple["Move", ...] = ()
 
     @property
     def iterations(self) -> int:
         """Stage inferences the move answers."""
         if self.kind == "pad":
             return self.count
-        return 1 if self.kind in INFERENCE_MOVES else 0
+        if self.laps:
+            return self.times * sum(move.iterations for move in self.laps)
+        return self.times if self.kind in INFERENCE_MOVES else 0
 
     @property
     def routing_calls(self) -> int:
-        return 1 if self.kind in ROUTING_ANSWERS else 0
+        if self.laps:
+            return self.times * sum(move.routing_calls for move in self.laps)
+        return self.times if self.kind in ROUTING_ANSWERS else 0
 
     def describe(self) -> str:
-        """What the model, a tool or a person did, in a few words."""
+        """What the model, a tool or a person did, in a few words (`×n` when repeated)."""
+        once = self.describe_once()
+        return once if self.times == 1 else f"{once} ×{self.times:,}"
+
+    def describe_once(self) -> str:
+        if self.laps:
+            return "(" + "; ".join(move.describe() for move in self.laps) + ")"
         text = self._describe()
         if self.regions == "met":
             return f"fills its {self.reads or 'regions'}, then " + text
@@ -113,7 +119,7 @@ class Move:
 
     def _describe(self) -> str:
         if self.kind == "pad":
-            return f"calls tools for {self.count} turn{'s' if self.count != 1 else ''}"
+            return f"calls tools for {self.count:,} turn{'s' if self.count != 1 else ''}"
         if self.kind in ("churn", "burst"):
             return DESCRIPTIONS[self.kind].format(n=self.count)
         if self.kind == "route":
@@ -127,8 +133,8 @@ DESCRIPTIONS = {
     "text": "replies with text only",
     "tool": "calls a tool",
     "edit": "edits a file",
-    "churn": "edits one file {n} times in one reply",
-    "burst": "makes {n} tool calls in one reply",
+    "churn": "edits one file {n:,} times in one reply",
+    "burst": "makes {n:,} tool calls in one reply",
     "submit": "submits its output",
     "fan_out": "calls fan_out",
     "fan_out_empty": "calls fan_out with an empty items list",
@@ -144,69 +150,6 @@ DESCRIPTIONS = {
     "workers": "the fan-out workers finish",
     "workers_fail": "a fan-out worker fails",
 }
-
-
-@dataclass(frozen=True)
-class StageFacts:
-    """What one visit of a stage can do, fixed when the visit begins."""
-
-    plain_tool: str
-    #: An offered tool whose successful call counts as a modification, if a gate wants one.
-    modifying_tool: str | None
-    #: The stuck thresholds watched during this visit (the first stuck edge within budget).
-    stuck: "StuckThresholds | None"
-    #: Regions a gate of the stage names, and its required regions when it can write them.
-    regions: tuple[str, ...]
-    #: A normal end reads regions: the stage has required regions it can write.
-    holds_regions: bool
-    #: Normal edges whose gate reads a region.
-    gated_targets: frozenset[str]
-    #: Regions some gate wants free of open items.
-    checklists: frozenset[str]
-    #: Regions some gate wants revised since the stage began.
-    revised: frozenset[str]
-    #: Each region as it was when the visit began (what "unchanged" restores).
-    at_entry: dict[str, "RegionSnapshot"]
-    #: The largest gate block budget of the stage (blocks beyond it are all alike).
-    gate_budget: int
-    tracks_modifications: bool
-    #: Tool calls are counted exactly: a watched tool-call threshold the cap does not pre-empt.
-    counts_tool_calls: bool
-
-    @classmethod
-    def of(cls, ir: "Blueprint", stage: "Stage", state: "RunState") -> "StageFacts":
-        modifying = modifying_tools(stage)
-        gates = [e.gate for e in stage.edges() if e.is_normal and e.gate is not None]
-        wants_modifications = any(g.require_modifications for g in gates)
-        modifying_tool = next(
-            (t for t in stage.available_tools if canonical_tool(t) in modifying and t not in _SPECIAL_TOOLS), None
-        )
-        plain = next((t for t in stage.available_tools if canonical_tool(t) not in modifying | _SPECIAL_TOOLS), None)
-        if plain is None:
-            plain = next(n for n in ("read_file", "list_dir", "analysis_probe") if n not in modifying)
-        edge = None if state.visit.stuck_fired else stuck_edge(ir, stage, state.visits)
-        stuck = edge.stuck if edge is not None else None
-        regions: dict[str, None] = {}
-        for gate in gates:
-            regions.update((name, None) for _, name in gate.regions_named)
-        required = required_regions(ir, stage, caller_inputs=False) if can_write_context(stage) else ()
-        regions.update((name, None) for name in required)
-        cap = stage.iteration_cap(state.default_max_iterations)
-        tool_limit = stuck.tool_calls if stuck is not None else None
-        return cls(
-            plain_tool=plain,
-            modifying_tool=modifying_tool if wants_modifications else None,
-            stuck=stuck,
-            regions=tuple(regions),
-            holds_regions=bool(required),
-            gated_targets=frozenset(e.target for e in stage.normal_edges if e.gate is not None and e.gate.regions_named),
-            checklists=frozenset(g.require_no_open_items for g in gates if g.require_no_open_items),
-            revised=frozenset(g.require_region_updated for g in gates if g.require_region_updated),
-            at_entry={name: state.region(name) for name in regions},
-            gate_budget=max((max(g.max_attempts, 0) for g in gates), default=0),
-            tracks_modifications=wants_modifications and modifying_tool is not None,
-            counts_tool_calls=bool(tool_limit) and (cap <= 0 or tool_limit <= cap),
-        )
 
 
 def moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> list[Move]:
@@ -267,7 +210,7 @@ def _reads_regions(move: Move, facts: StageFacts) -> str | None:
 def _inference_moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> list[Move]:
     visit = state.visit
     out = [Move("text")]
-    if visit.tool_calls == 0 or facts.counts_tool_calls:
+    if visit.tool_calls == 0 or facts.counting(visit):
         out.append(Move("tool"))
     else:
         out.append(Move("pad"))
@@ -334,11 +277,11 @@ def _events(move: Move, ir: "Blueprint", stage: "Stage", state: "RunState", fact
         return [InferenceFinished(tool_calls=(plain_call(stage, facts),), now=now)] * max(move.count, 1)
     if kind == "edit":
         return [InferenceFinished(tool_calls=(ToolCall(facts.modifying_tool or MODIFYING_TOOLS[0], EDITED_PATH),), now=now)]
-    if kind == "churn":
-        call = ToolCall("edit_file", EDITED_PATH, outcome="ok" if "edit_file" in stage.available_tools else "unavailable")
-        return [InferenceFinished(tool_calls=(call,) * move.count, now=now)]
+    if kind == "churn":  # one call made `count` times: a count, never a list of calls
+        outcome = "ok" if "edit_file" in stage.available_tools else "unavailable"
+        return [InferenceFinished(tool_calls=(ToolCall("edit_file", EDITED_PATH, outcome, count=move.count),), now=now)]
     if kind == "burst":
-        return [InferenceFinished(tool_calls=(plain_call(stage, facts),) * move.count, now=now)]
+        return [InferenceFinished(tool_calls=(replace(plain_call(stage, facts), count=move.count),), now=now)]
     if kind == "submit":
         return [InferenceFinished(tool_calls=(ToolCall(SUBMIT_OUTPUT_TOOL),), now=now)]
     if kind == "fan_out":
@@ -391,6 +334,8 @@ def _plain_option(point) -> str:
 def _filled(name: str, state: "RunState", facts: StageFacts, now: float) -> RegionChanged:
     """Full enough for every gate, with content this visit wrote (so it differs from any baseline)."""
     written = f"analysis:{state.stage}:{state.visits.get(state.stage, 0)}:{name}"
+    if state.visit.entry_digests.get(name) == written:  # the visit count is not always kept
+        written += ":again"
     return RegionChanged(region=name, hash=written, entries=1, now=now)
 
 

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from ..runtime.actions import RunInference
 from ..runtime.events import InferenceFinished
 from ..runtime.machine import step
-from ..runtime.run import evolve
-from .moves import Move, StageFacts, plain_call
+from .facts import StageFacts
+from .moves import Move, plain_call
+from .repeats import advance, delta
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
@@ -47,22 +48,22 @@ def pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> Applied | None
     first, actions = step(ir, state, event)
     if not continues(first, actions, stage):
         return Move("pad", count=1), state, event, first, actions
-    origin, origin_turn, delta = state, 0, _turn_delta(state, first)
-    if delta is None:  # the first turn also cleared what the visit carried in: measure the next
+    origin, origin_turn, turn = state, 0, delta(state, first)
+    if turn is None:  # the first turn also cleared what the visit carried in: measure the next
         second, actions = step(ir, first, event)
         if not continues(second, actions, stage):
             return Move("pad", count=2), first, event, second, actions
-        origin, origin_turn, delta = first, 1, _turn_delta(first, second)
+        origin, origin_turn, turn = first, 1, delta(first, second)
     thresholds = _thresholds_in_turns(ir, state, facts)
-    if delta is None or not thresholds:
+    if turn is None or not thresholds:
         return _pad_by_steps(ir, first, event, max(thresholds, default=None), start_turn=1)
     tried: dict[int, tuple["RunState", "RunState", tuple]] = {}
 
-    def interrupts(turn: int) -> bool:
-        """Whether turn `turn` (counted from the visit's state) interrupts the stage."""
-        before = _advance(origin, delta, turn - 1 - origin_turn)
+    def interrupts(at: int) -> bool:
+        """Whether turn `at` (counted from the visit's state) interrupts the stage."""
+        before = advance(origin, turn, at - 1 - origin_turn)
         after, produced = step(ir, before, event)
-        tried[turn] = (before, after, produced)
+        tried[at] = (before, after, produced)
         return not continues(after, produced, stage)
 
     low = origin_turn + 1  # a turn known to continue
@@ -99,30 +100,6 @@ def _pad_by_steps(ir: "Blueprint", state: "RunState", event: "Event", bound: int
         if not continues(current, actions, state.stage):
             return Move("pad", count=turn), previous, event, current, actions
     return None
-
-
-def _turn_delta(before: "RunState", after: "RunState") -> tuple[int, int, int, int] | None:
-    """The counters one plain turn adds, if that is all it changes."""
-    delta = (
-        after.visit.iterations - before.visit.iterations,
-        after.visit.tool_calls - before.visit.tool_calls,
-        after.requests - before.requests,
-        after.iteration - before.iteration,
-    )
-    return delta if _advance(before, delta, 1) == after else None
-
-
-def _advance(state: "RunState", delta: tuple[int, int, int, int], turns: int) -> "RunState":
-    if turns == 0:
-        return state
-    visit = evolve(
-        state.visit,
-        {"iterations": state.visit.iterations + delta[0] * turns, "tool_calls": state.visit.tool_calls + delta[1] * turns},
-    )
-    return evolve(
-        state,
-        {"visit": visit, "requests": state.requests + delta[2] * turns, "iteration": state.iteration + delta[3] * turns},
-    )
 
 
 def _thresholds_in_turns(ir: "Blueprint", state: "RunState", facts: StageFacts) -> list[int]:

@@ -107,7 +107,7 @@ def _trace_json(finding: "Finding") -> dict:
         "outcome": trace.outcome,
         "verified": trace.verified,
         "steps": [
-            {"stage": step.stage, "visit": step.visit, "description": step.describe(), "events": len(step.events)}
+            {"stage": step.stage, "visit": step.visit, "description": step.describe(), "events": len(step.runs)}
             for step in trace.steps
         ],
         "events": trace.event_dicts(),

@@ -66,6 +66,9 @@ class RunGraph:
     #: The most visits any run state records for each budgeted stage, counted when entered
     #: (before a count that stops mattering is dropped).
     most_visits: dict[str, int] = field(default_factory=dict)
+    #: Per run state, which budgets are spent, and which counts are not zero (as bits).
+    masks: list[int] = field(default_factory=list)
+    held: list[int] = field(default_factory=list)
     truncated: bool = False
 
     @property
@@ -75,6 +78,17 @@ class RunGraph:
     def counts(self, code: int) -> dict[str, int]:
         """The visit counts a run state keeps (zero for a count that no longer matters)."""
         return self.budgets.counts(code)
+
+    def held_counts(self, node: int) -> dict[str, int]:
+        """The counts run state `node` keeps that are not zero: the budgets of the stages a run
+        has entered whose count still matters. A few, where `counts` has one per budget."""
+        return self.budgets.counts(self.nodes[node][1], self.held[node])
+
+    def with_counts(self, state: "RunState", node: int) -> "RunState":
+        """`state` (found from another run state) with the budgeted visit counts of `node`."""
+        budgeted = self.budgets.position
+        visits = {name: n for name, n in state.visits.items() if name not in budgeted}
+        return evolve(state, {"visits": visits | self.held_counts(node)})
 
     def key_of(self, state: "RunState") -> tuple[str, int, str | None, tuple | None]:
         """The run-graph node key of a concrete runner state at a stage's entry."""
@@ -119,7 +133,9 @@ def explore_runs(
     #: Run state → node. The key is the packed int, paired with the carried counters when
     #: there are any (a merge stage entered by a fan-out hand-off).
     index: dict[object, int] = {packed(*first[:3]) if first[3] is None else (packed(*first[:3]), first[3]): 0}
-    spent_masks = [budgets.spent_mask(first[1])]
+    spent_masks, held = graph.masks, graph.held
+    spent_masks.append(budgets.spent_mask(first[1]))
+    held.append(sum(1 << i for i, count in enumerate(budgets.counts(first[1]).values()) if count))
     most = graph.most_visits
     for name in budgets.names:
         most[name] = min(state.visits.get(name, 0), budgets.spent[budgets.position[name]])
@@ -129,8 +145,8 @@ def explore_runs(
     out.append([])
     successors.append([])
     entry_states = {0: state}
-    #: Per (spent budgets, stage entered): the counts that no longer matter there, to drop.
-    relevance: dict[int, tuple[int, tuple[tuple[int, int], ...]] | tuple[()]] = {}
+    #: Per (spent budgets, stage entered): the counts that still matter there (as bits).
+    relevance: dict[int, int] = {}
     #: Per stage: the budget positions (as bits) of its targets. A target is within budget
     #: while its count is below the spent count, i.e. while its bit in the run state's spent
     #: mask is clear, so the mask restricted to these bits decides the budget answers.
@@ -161,7 +177,7 @@ def explore_runs(
         if plan is None:
             shape = (stage, budget.shape(stage, key[1]), final_output, carry)
             base = bases.get(shape) if reduce else None
-            result = _rerouted(graph, graph.visits[base], graph.counts(code)) if base is not None else None
+            result = _rerouted(graph, graph.visits[base], node) if base is not None else None
             if result is None:
                 entry = entry_states.pop(node, None) or _entry_state(graph, node)
                 if entry is None:  # cannot happen if the runner is deterministic; never guess
@@ -169,7 +185,7 @@ def explore_runs(
                     visit_keys[node] = ()
                     node += 1
                     continue
-                result = explore_visit(ir, entry, reduce=reduce)
+                result = explore_visit(ir, _slim(entry, graph.held_counts(node)), reduce=reduce)
                 bases.setdefault(shape, key)
             graph.visits[key] = result
             graph.truncated |= result.truncated
@@ -185,6 +201,7 @@ def explore_runs(
         if cached is None:
             known[packed_key] = (key, plan)
         edges, following = out[node], successors[node]
+        nonzero = held[node]
         for number, target, weight, spent, after_output, after_carry, terminal, target_number, output, bit in plan:
             if target is None:
                 edges.append((number, terminal))
@@ -198,14 +215,13 @@ def explore_runs(
                 if count > most[target]:
                     most[target] = count
             relevance_key = successor_mask * stages + target_number
-            dropped = relevance.get(relevance_key)
-            if dropped is None:
-                dropped = relevance[relevance_key] = budgets.dropped(target, successor_mask)
+            relevant = relevance.get(relevance_key)
+            if relevant is None:
+                relevant = relevance[relevance_key] = budgets.relevant(target, successor_mask)
+            dropped = (nonzero | bit) & ~relevant
             if dropped:
-                relevant_mask, digits = dropped
-                for weight, radix in digits:
-                    successor -= (successor // weight) % radix * weight
-                successor_mask &= relevant_mask
+                successor = budgets.drop(successor, dropped)
+            successor_mask &= relevant
             number_key: object = (successor * width + output) * stages + target_number
             if after_carry is not None:
                 number_key = (number_key, after_carry)
@@ -214,6 +230,7 @@ def explore_runs(
                 found = index[number_key] = len(nodes)
                 nodes.append((target, successor, after_output, after_carry))
                 spent_masks.append(successor_mask)
+                held.append((nonzero | bit) & relevant)
                 parents.append((node, key, number))
                 visit_keys.append(())
                 out.append([])
@@ -285,20 +302,19 @@ class _BudgetTable:
         )
 
 
-def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> VisitResult | None:
+def _rerouted(graph: RunGraph, base: VisitResult, node: int) -> VisitResult | None:
     """A visit that differs from `base` only in the budgets of its error and dead-end targets.
 
     Everything up to the visit's end goes alike, so the explored states are shared; each exit
     an error or a dead end decided is decided again by the runner, from the state it was
-    found in with these visit counts put in.
+    found in with the visit counts of run state `node` put in.
     """
     ir = graph.ir
     exits: list[Exit] = []
     numbers: dict[tuple, int] = {}
-    renumber: list[int] = []
     for exit in base.exits:
         if exit.cause == "failure" or exit.condition in ENDING_ONLY or exit.key[:2] in (("fail", "error"), ("fail", "dead_end")):
-            pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
+            pre = graph.with_counts(exit.pre, node)
             after, actions = step(ir, pre, exit.event)
             stage = ir.stage(pre.stage)
             ended = ending(ir, stage, actions) if stage is not None else None
@@ -313,7 +329,6 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
             exits.append(exit)
         elif exit.max_calls > exits[number].max_calls:
             exits[number] = replace(exits[number], max_calls=exit.max_calls)
-        renumber.append(number)
     return VisitResult(
         base.stage,
         base.nodes,
@@ -321,8 +336,22 @@ def _rerouted(graph: RunGraph, base: VisitResult, counts: dict[str, int]) -> Vis
         base.max_calls,
         base.endless,
         base.truncated,
-        [(node, move, renumber[number]) for node, move, number in base.exit_edges],
     )
+
+
+def _slim(state: "RunState", held: dict[str, int]) -> "RunState":
+    """`state` with only the visit counts that can still matter (`held`) and the current
+    stage's.
+
+    A run's own state counts every stage it has entered, so along a chain of n stages the
+    states explored would hold O(n) counts each, O(n²) in all. The runner reads a count only
+    to ask whether a target with `max_revisits` is within budget and to number the current
+    visit; a count no transition can check any more changes no decision.
+    """
+    visits = state.visits
+    if len(visits) <= len(held) + 1 and all(name in held or name == state.stage for name in visits):
+        return state
+    return evolve(state, {"visits": {name: n for name, n in visits.items() if name in held or name == state.stage}})
 
 
 def _entry_state(graph: RunGraph, node: int) -> "RunState | None":
@@ -337,8 +366,7 @@ def _entry_state(graph: RunGraph, node: int) -> "RunState | None":
     assert parent is not None
     source, key, number = parent
     exit = graph.visits[key].exits[number]
-    counts = graph.counts(graph.nodes[source][1])
-    pre = evolve(exit.pre, {"visits": {**exit.pre.visits, **counts}})
+    pre = graph.with_counts(exit.pre, source)
     after, actions = step(graph.ir, pre, exit.event)
     stage = graph.ir.stage(exit.pre.stage)
     if stage is None or ending(graph.ir, stage, actions) != exit.key[:3] or after.stage != graph.nodes[node][0]:

@@ -7,6 +7,10 @@ plain tool calls it stands for, until the runner interrupts the stage. If a witn
 lead to the same exit from the actual state, the visit is explored again from that state and
 a witness for the exit is taken from there. The events of every hop make the trace; feeding
 them to a fresh run (`verify`) must reproduce the outcome the finding claims.
+
+Identical events in a row are kept as one event and a count (`repeats.EventRuns`): padding to
+an iteration cap of 2**31 is one event, not two billion, and it is fed to the runner the way
+`repeats` advances a run (a few real steps, the counters in between added).
 """
 
 from __future__ import annotations
@@ -15,22 +19,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from ..runtime.events import event_to_dict
-from ..runtime.machine import start, step
+from ..runtime.machine import start
 from ..runtime.policy import output_owed_anywhere
-from .moves import Move, StageFacts, events
-from .padding import continues
+from .facts import StageFacts
+from .moves import Move, events
+from .padding import pad
+from .repeats import EventRuns, Run, merged, replay_run
 from .visit import ending, explore_visit
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
-    from ..runtime.actions import Action
     from ..runtime.events import Event
     from ..runtime.state import RunState
     from .runs import RunGraph
-
-#: Plain tool calls replayed for one padding move at most (a stage that never stops).
-PAD_REPLAY_LIMIT = 100_000
-
 
 @dataclass(frozen=True)
 class TraceStep:
@@ -42,7 +43,13 @@ class TraceStep:
     moves: tuple[Move, ...]
     #: ("edge", target, condition), ("complete", via), ("fail", kind) — see `visit.Exit`.
     exit: tuple
-    events: tuple["Event", ...]
+    #: The events fed, as runs of identical ones: (event, times in a row).
+    runs: tuple[Run, ...]
+
+    @property
+    def events(self) -> EventRuns:
+        """The events fed, one by one (a sequence that does not expand the runs)."""
+        return EventRuns(self.runs)
 
     @property
     def edge(self) -> tuple[str, str] | None:
@@ -68,12 +75,15 @@ class Trace:
     loop_from: int | None = None
 
     @property
-    def events(self) -> tuple["Event", ...]:
-        return tuple(e for s in self.steps for e in s.events)
+    def events(self) -> EventRuns:
+        """Every event of the run in order: a sequence (length, indexing, iteration) that
+        keeps a run of identical events as one event and a count (`EventRuns.runs`)."""
+        return EventRuns(run for s in self.steps for run in s.runs)
 
     def event_dicts(self) -> list[dict]:
-        """The events as native NDJSON objects (`blueprint run --events` reads them)."""
-        return [event_to_dict(e) for e in self.events]
+        """The events as native NDJSON objects (`blueprint run --events` reads them): a run
+        of n identical events is one object with `"repeat": n`."""
+        return [event_to_dict(event) | ({"repeat": times} if times > 1 else {}) for s in self.steps for event, times in s.runs]
 
 
 def describe_exit(exit: tuple) -> str:
@@ -101,15 +111,15 @@ def _grouped(moves: Sequence[Move]) -> list[str]:
     out: list[str] = []
     previous, count = None, 0
     for move in moves:
-        text = move.describe()
+        text = move.describe_once()
         if text == previous:
-            count += 1
+            count += move.times
             continue
         if previous is not None:
-            out.append(previous + (f" ×{count}" if count > 1 else ""))
-        previous, count = text, 1
+            out.append(previous + (f" ×{count:,}" if count > 1 else ""))
+        previous, count = text, move.times
     if previous is not None:
-        out.append(previous + (f" ×{count}" if count > 1 else ""))
+        out.append(previous + (f" ×{count:,}" if count > 1 else ""))
     return out
 
 
@@ -132,7 +142,7 @@ def build(graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = Non
         if replayed is None:
             return None
         moves, produced, state = replayed
-        steps.append(TraceStep(stage, visit, tuple(moves), exit.key[:3], tuple(produced)))
+        steps.append(TraceStep(stage, visit, tuple(moves), exit.key[:3], merged(produced)))
     outcome = _outcome(steps[-1].exit) if steps and steps[-1].exit[0] != "edge" else "loop"
     trace = Trace(tuple(steps), outcome, loop_from=loop_from)
     return Trace(trace.steps, outcome, verify(ir, trace, graph), loop_from)
@@ -144,9 +154,9 @@ def _outcome(exit: tuple) -> str:
 
 def _replay_visit(
     ir: "Blueprint", entry: "RunState", wanted: tuple, witness: list[Move], keeps_output: bool
-) -> tuple[list[Move], list["Event"], "RunState"] | None:
-    """Moves and events that take the visit beginning at `entry` out by exit `wanted`: the
-    witness found for another state with the same budgets if it works from this one (the
+) -> tuple[list[Move], list[Run], "RunState"] | None:
+    """Moves and event runs that take the visit beginning at `entry` out by exit `wanted`:
+    the witness found for another state with the same budgets if it works from this one (the
     usual case), else one found by exploring this visit afresh."""
 
     def matches(exit: tuple | None, after: "RunState") -> bool:
@@ -165,41 +175,54 @@ def _replay_visit(
     return None
 
 
-def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[list["Event"], "RunState", tuple | None] | None:
-    """Feed the moves' events from `entry`: (events, state after, the exit shown, if any)."""
+def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[list[Run], "RunState", tuple | None] | None:
+    """Feed the moves' events from `entry`: (event runs, state after, the exit shown, if any).
+    Padding and a repeated move are fed as one run, advanced as `repeats` does, never stepped
+    event by event; a repeated lap of moves is fed lap by lap (LAP_REPLAY_LIMIT moves at most)."""
     stage = ir.stage(entry.stage)
     assert stage is not None
     facts = StageFacts.of(ir, stage, entry)
     state = entry
-    produced: list["Event"] = []
+    produced: list[Run] = []
     ended = None
     for move in moves:
-        if move.kind == "pad":
-            played = _play_pad(ir, state, facts)
+        if move.laps and move.times * len(move.laps) > LAP_REPLAY_LIMIT:
+            return None
+        for once in [lap for _ in range(move.times) for lap in move.laps] if move.laps else [move]:
+            played = _play_move(ir, stage, facts, state, once)
             if played is None:
                 return None
             batch, state, actions = played
-        else:
-            batch, actions = events(move, ir, stage, state, facts), ()
-            for event in batch:
-                state, produced_actions = step(ir, state, event)
-                actions += produced_actions
-        produced.extend(batch)
-        ended = ending(ir, stage, actions)
-        if ended is not None:
-            break
+            produced.extend(batch)
+            ended = ending(ir, stage, actions)
+            if ended is not None:
+                return produced, state, ended
     return produced, state, ended
 
 
-def _play_pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> tuple[list["Event"], "RunState", tuple["Action", ...]] | None:
-    event = events(Move("tool"), ir, ir.stage(state.stage), state, facts)[0]  # type: ignore[arg-type]
-    batch: list["Event"] = []
-    for _ in range(PAD_REPLAY_LIMIT):
-        state, actions = step(ir, state, event)
-        batch.append(event)
-        if not continues(state, actions, state.stage):
-            return batch, state, actions
-    return None
+#: The most moves a repeated lap of moves is replayed with in a trace.
+LAP_REPLAY_LIMIT = 10_000
+
+
+def _play_move(ir: "Blueprint", stage, facts: StageFacts, state: "RunState", move: Move) -> tuple[list[Run], "RunState", tuple] | None:
+    """One move's event runs from `state`, the state after and the last actions."""
+    if move.kind == "pad":
+        padded = pad(ir, state, facts)
+        if padded is None:
+            return None
+        turns, _, event, after, actions = padded
+        return [(event, turns.count)], after, actions
+    pending, actions = events(move, ir, stage, state, facts), ()
+    if move.times > 1 and len(pending) != 1:
+        return None
+    batch = [(event, move.times) for event in pending]
+    for event, times in batch:
+        fed = replay_run(ir, state, event, times)
+        if fed is None:
+            return None
+        state, fed_actions = fed
+        actions += fed_actions
+    return batch, state, actions
 
 
 # --- checking a trace --------------------------------------------------------------------------------
@@ -218,8 +241,11 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
         assert stage is not None
         seen.append(_run_state(ir, state, graph))
         shown = None
-        for event in trace_step.events:
-            state, actions = step(ir, state, event)
+        for event, times in trace_step.runs:
+            fed = replay_run(ir, state, event, times)
+            if fed is None:
+                return False
+            state, actions = fed
             shown = shown or ending(ir, stage, actions)
         if shown != trace_step.exit:
             return False

@@ -15,26 +15,35 @@ count, so the count is dropped: each such state is explored from the fewest iter
 be reached with, and a `pad` move runs plain calls until the runner interrupts the stage (its
 iteration cap or stuck threshold). Every iteration count in between behaves alike, so this
 loses no route, and the largest count is known (one below the interrupt). Where a watched
-tool-call threshold could trip before the cap, tool calls are counted exactly instead.
+tool-call threshold could trip before the cap, tool calls are counted exactly instead, while
+either count is near its threshold (`StageFacts.counting`).
 
 Such a state is also not explored when one with the same key but no more gate blocks and
 required-region re-runs spent already was: a spent one of these budgets only lets the stage
 leave sooner by an edge the other state can take too, by meeting the requirement instead.
+
+A long run of steps that only add counts (nudged replies, gate blocks, re-runs, counted tool
+calls, routing answers held by a gate) is not stepped through: `_Runs` skips to a few steps
+before the runner does something else, found by bisection (`repeats`), so a budget of 2**63
+costs a few dozen steps.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..runtime import texts
 from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
-from ..runtime.policy import MERGE_CARRIES, output_owed_anywhere
-from .costs import costs
-from .moves import Move, StageFacts, events, moves
+from ..runtime.policy import MERGE_CARRIES
+from ..runtime.tables import tables
+from .costs import Calls, costs
+from .facts import StageFacts
+from .moves import Move, events, moves
 from .padding import Applied, pad
+from .repeats import ENDLESS, Block, Delta, advance, delta, longest_run, retreat
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage
@@ -49,8 +58,9 @@ VISIT_LIMIT = 20_000
 @dataclass
 class Node:
     key: tuple
-    #: The state the node stands for, reached with the fewest iterations.
-    state: "RunState"
+    #: The state the node stands for, reached with the fewest iterations (dropped once the
+    #: visit is explored: its exits keep the states later steps need).
+    state: "RunState | None"
     parent: int | None
     move: Move | None
     #: Plain tool calls can go on here without changing the key.
@@ -76,7 +86,7 @@ class Exit:
     after: "RunState"
     actions: tuple["Action", ...]
     #: The most inferences (stage replies and routing answers) a visit ending here makes.
-    max_calls: float = 0
+    max_calls: Calls = 0
     #: "failure" when an inference, routing call or worker failed (the runner then resolves an
     #: error), else "end": the same exit can have both causes, which other budgets tell apart.
     cause: str = "end"
@@ -104,12 +114,10 @@ class VisitResult:
     nodes: list[Node]
     exits: list[Exit]
     #: The most inferences any visit makes (INFINITE when a model can keep working for ever).
-    max_calls: float
+    max_calls: Calls
     #: A node from which plain tool calls never end the visit, if there is one.
     endless: int | None = None
     truncated: bool = False
-    #: (source node, move, exit index) for every way out, for the cost of each exit.
-    exit_edges: list[tuple[int, Move, int]] = field(default_factory=list, repr=False)
 
     def path(self, node: int) -> list[Move]:
         """The moves from the visit's start to `node`."""
@@ -136,12 +144,18 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     index: dict[tuple, int] = {}
     exits: dict[tuple, int] = {}
     edges: list[tuple[int, int, Move]] = []
+    #: (source node, move, exit index) for every way out, for the cost of each exit.
+    exit_edges: list[tuple[int, Move, int]] = []
     spent_seen: dict[tuple, list[tuple]] = {}
     # A fan-out hand-off carries the required-region re-runs into the merge stage, so there
     # they are no longer alike once spent.
     hands_over = stage.mode == "fan_out" and stage.fan_out is not None and stage.fan_out.merge_stage is not None
     spent = SPENT - 1 if hands_over else SPENT
     settled: dict[tuple, int] = {}
+    #: The first key inside each summarised run: another move that reaches it (the same reply
+    #: with the regions the other way, say) is inside the run too, and not explored.
+    skipped: set[tuple] = set()
+    runs = _Runs(ir, stage, facts, index, result.nodes)
     counter = 0
     routes = False
     heap: list = [(entry.visit.iterations, 0, entry, None, None)]
@@ -152,6 +166,8 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         if found is not None:
             if parent is not None and parent != found:
                 edges.append((parent, found, via))
+            continue
+        if key in skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
             continue
         paddable = _paddable(state, facts)
         if reduce and paddable and _dominated(spent_seen, key, spent):
@@ -168,7 +184,7 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
         for move in moves(ir, stage, state, facts):
             settled_key = (move.kind, state.final_output, state.visit.point_cursor)
             if reduce and move.kind in SETTLED and settled_key in settled:
-                result.exit_edges.append((node, move, settled[settled_key]))
+                exit_edges.append((node, move, settled[settled_key]))
                 continue
             applied = apply(ir, stage, state, move, facts)
             if applied is None:
@@ -186,14 +202,106 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
                 if number is None:
                     number = exits[(exit_key, cause)] = len(result.exits)
                     result.exits.append(Exit(exit_key, after.final_output, node, move, pre, event, after, actions, cause=cause))
-                result.exit_edges.append((node, move, number))
+                exit_edges.append((node, move, number))
                 if move.kind in SETTLED:
                     settled[settled_key] = number
             else:
+                jumped = runs.summarise(node, move, event, after) if pre is state else None
+                if jumped is ENDLESS_RUN:
+                    result.endless = node if result.endless is None else result.endless
+                    continue
+                if jumped is not None:
+                    skipped.add(visit_key(ir, stage, after, facts))
+                    move, after = jumped
                 counter += 1
                 heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
-    costs(result, edges, facts.gate_budget + 1 if routes else 0)
+    costs(result, edges, exit_edges, facts.gate_budget + 1 if routes else 0)
+    for explored in result.nodes:  # most of a visit's memory; nothing reads them any more
+        explored.state = None
     return result
+
+
+#: A step that adds the same counts as the RUN_JUMP explored states before it (one run of
+#: repeats, by whichever moves) is not stepped through any further: the run is summarised.
+RUN_JUMP = 16
+#: The repeats explored one by one before a summarised run ends (the runner's decisions near
+#: the end, where a threshold is about to trip, are seen step by step).
+RUN_MARGIN = 8
+#: `_jump`'s answer for a run of repeats that never ends.
+ENDLESS_RUN = (Move("endless"), None)
+
+
+class _Runs:
+    """Runs of repeats in one visit's exploration, and where to skip past them.
+
+    A run is a step, or a lap of two moves, that adds the same counts each time: the states
+    it passes through differ only in counts. Once RUN_JUMP explored states lead up to a node
+    along one such delta (found by their keys, so a run may alternate between moves that add
+    the same counts: a plain call and an edit, a reply with the regions filled or not), the
+    rest of the run is summarised (`_jump`)."""
+
+    def __init__(self, ir: "Blueprint", stage: "Stage", facts: StageFacts, index: dict[tuple, int], nodes: list[Node]) -> None:
+        self.ir, self.stage, self.facts, self.index, self.nodes = ir, stage, facts, index, nodes
+        self.known: dict[tuple[int, Delta], int] = {}
+
+    def summarise(self, node: int, move: Move, event: "Event", after: "RunState") -> tuple | None:
+        """`_jump`'s answer for `move` from `node` (a single event), when it continues a long run."""
+        state = self.nodes[node].state
+        assert state is not None
+        step_delta = delta(state, after)
+        if step_delta is not None:
+            return _jump(self.ir, state, move, (event,), step_delta) if self.length(node, step_delta) >= RUN_JUMP else None
+        # A lap of two moves: the move that led here, then this one, back where the lap began
+        # (a reply held by a gate, then the routing answer it held).
+        parent, via = self.nodes[node].parent, self.nodes[node].move
+        if parent is None or via is None or via.kind == "pad" or via.times != 1 or move.kind == "pad":
+            return None
+        before = self.nodes[parent].state
+        assert before is not None
+        lap_delta = delta(before, after) if after.phase == before.phase else None
+        if lap_delta is None or self.length(parent, lap_delta) < RUN_JUMP:
+            return None
+        back = events(via, self.ir, self.stage, after, self.facts)
+        if len(back) != 1:
+            return None
+        again, _ = step(self.ir, after, back[0])
+        if delta(state, again) != lap_delta:
+            return None
+        return _jump(self.ir, state, Move("lap", laps=(move, via)), (event, back[0]), lap_delta)
+
+    def length(self, node: int, step_delta: Delta) -> int:
+        """How many explored states lead up to `node` along `step_delta`: the node, the state
+        one step back (by its key), two steps back, … (memoised; counted up to RUN_JUMP)."""
+        chain: list[int] = []
+        current: int | None = node
+        length = 0
+        while current is not None and length < RUN_JUMP:
+            known = self.known.get((current, step_delta))
+            if known is not None:
+                length += known
+                break
+            chain.append(current)
+            length += 1
+            before = retreat(self.nodes[current].state, step_delta)  # type: ignore[arg-type]
+            current = self.index.get(visit_key(self.ir, self.stage, before, self.facts)) if before is not None else None
+        for i, member in enumerate(chain):
+            self.known[(member, step_delta)] = length - i
+        return length
+
+
+def _jump(ir: "Blueprint", state: "RunState", move: Move, block: Block, step_delta: Delta) -> tuple | None:
+    """(the move repeated, the state it reaches) for a long run of one step (or lap) that adds
+    the same counts each time, skipping to RUN_MARGIN repeats before the runner does anything
+    else; None when the run is short; ENDLESS_RUN when the run never ends. Every state
+    skipped makes the same decisions as the first: only counts differ, and no threshold is
+    reached before the run's end (see `repeats`)."""
+    length = longest_run(ir, state, block, step_delta)
+    if length >= ENDLESS:
+        return ENDLESS_RUN
+    times = length - RUN_MARGIN
+    if times <= 1:
+        return None
+    return replace(move, times=times), advance(state, step_delta, times)
 
 
 #: Moves that end the visit the same way from every state with the same final output and
@@ -241,9 +349,13 @@ def carried(state: "RunState") -> tuple | None:
 def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts) -> tuple:
     """What decides the rest of the visit (see the module docstring)."""
     visit = state.visit
-    counted = facts.counts_tool_calls and not visit.stuck_fired
+    counted = facts.counting(visit)
     exact = visit.tool_calls == 0 or counted
     limit = facts.stuck.tool_calls if counted and facts.stuck is not None else None
+    if counted or not facts.counts_tool_calls or visit.stuck_fired:
+        tools: object = min(visit.tool_calls, limit) if limit else visit.tool_calls > 0
+    else:  # far from the thresholds: which one plain work reaches first, and where
+        tools = ("ahead", facts.iterations_ahead(visit))
     return (
         state.phase,
         state.status,
@@ -251,7 +363,7 @@ def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFa
         state.offer,
         state.final_output,
         visit.iterations if exact else -1,
-        min(visit.tool_calls, limit) if limit else visit.tool_calls > 0,
+        tools,
         visit.nudges if visit.tool_calls == 0 else 0,
         facts.tracks_modifications and (visit.modifications > 0 or visit.blocked_modifications > 0),
         visit.fanned_out,
@@ -269,8 +381,8 @@ def visit_key(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFa
 
 
 def _paddable(state: "RunState", facts: StageFacts) -> bool:
-    counted = facts.counts_tool_calls and not state.visit.stuck_fired
-    return state.phase == "infer" and state.status == "active" and state.visit.tool_calls > 0 and not counted
+    visit = state.visit
+    return state.phase == "infer" and state.status == "active" and visit.tool_calls > 0 and not facts.counting(visit)
 
 
 # --- applying a move ------------------------------------------------------------------------------
@@ -316,7 +428,7 @@ def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
         return "cancelled"
     if action.reason == texts.dead_end(stage.name):
         return "dead_end"
-    owed = output_owed_anywhere(ir)
+    owed = tables(ir).owed
     if owed and action.reason == texts.missing_final_output(owed):
         return "no_output"
     if any(action.reason == texts.unanswered(p.name) for p in stage.interaction_points):

@@ -22,6 +22,7 @@ import click
 
 from ..parse.source import read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
+from ..diagnostics import Counts
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
@@ -151,67 +152,82 @@ def _check(
     files = find_blueprints(paths, overrides, finder)
     settings = settings_per_file(files, overrides, finder)
 
-    checked: list[Checked] = []
-    failing = unreadable = False
-    for path in files:
-        try:
-            data = read_blueprint(path)
-        except OSError as exc:
-            echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
-            unreadable = True
-            continue
-        item = check_bytes(path, data, settings[path], max_states=max_states)
-        checked.append(item)
-        failing = failing or item.result.counts.failing(settings[path].deny_warnings)
-
     spec = REPORTERS[output_format]
-    results = [item.result for item in checked]
-    options = replace(
-        options,
-        color=spec.human and use_color(color),
-        fixes=fixes_of(results, settings) if spec.shows_fixes else {},
-        rule_docs_url=rule_docs_url(finder),
-    )
-    if output_format == "json":
-        emit(json_report(checked, options))
-    elif output_format == "text":
-        emit(text_report(checked, options), color=options.color)
-    else:
-        emit(get_reporter(output_format)(results, options), color=options.color)
-    if emit_dir is not None:
-        emit_scenarios(checked, emit_dir, settings)
+    options = replace(options, color=spec.human and use_color(color), rule_docs_url=rule_docs_url(finder))
+    report = Report(output_format, options, settings)
+    scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
+    failing = unreadable = False
+    try:
+        for path in files:
+            try:
+                data = read_blueprint(path)
+            except OSError as exc:
+                echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
+                unreadable = True
+                continue
+            item = check_bytes(path, data, settings[path], max_states=max_states)
+            failing = failing or item.result.counts.failing(settings[path].deny_warnings)
+            report.add(item)
+            if scenarios is not None:
+                scenarios.add(item)
+            del item  # the file's analysis goes now: the report kept what it shows
+    finally:
+        if scenarios is not None:
+            scenarios.close()
+    report.finish()
     if unreadable:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def emit_scenarios(checked: list[Checked], directory: str, settings: dict[str, Settings]) -> None:
-    """Write each file's counterexamples as scenarios in `directory` (see compiler.scenarios.emit)."""
-    from ..scenarios.emit import emit, emitted_file
-    from .outdir import OutputDirectory
+#: The longest counterexample written as a scenario (a scenario lists its steps one by one).
+SCENARIO_EVENTS = 100_000
 
-    with OutputDirectory(directory) as out:  # nothing written outside DIR, nor through a link
-        for item in checked:
-            analysis, ir = item.analysis, item.result.blueprint
-            if analysis is None or ir is None:
-                continue
-            shown = {(d.code, d.path) for d in item.result.diagnostics}
-            findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
-            target = emitted_file(directory, item.result.path)
-            try:
-                existing = read_blueprint(target) if os.path.exists(target) else None
-            except OSError as exc:
-                raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
-            cap = settings[item.result.path].default_max_iterations
-            text, added = emit(ir, findings, item.result.path, target, existing, cap)
-            if added:
-                out.write(os.path.basename(target), text)
-                echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
+
+class ScenarioWriter:
+    """`--emit-scenarios DIR`: each file's counterexamples written as scenarios as soon as the
+    file is checked (see compiler.scenarios.emit), so that its analysis need not be kept."""
+
+    def __init__(self, directory: str, settings: dict[str, Settings]) -> None:
+        from .outdir import OutputDirectory
+
+        self.directory, self.settings = directory, settings
+        self.out = OutputDirectory(directory)  # nothing written outside DIR, nor through a link
+
+    def add(self, item: Checked) -> None:
+        from ..scenarios.emit import emit as scenarios_text
+        from ..scenarios.emit import emitted_file
+
+        analysis, ir = item.analysis, item.result.blueprint
+        if analysis is None or ir is None:
+            return
+        shown = {(d.code, d.path) for d in item.result.diagnostics}
+        findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
+        long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
+        for finding in long:
+            echo_problem(
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
+            )
+        findings = [f for f in findings if f not in long]
+        target = emitted_file(self.directory, item.result.path)
+        try:
+            existing = read_blueprint(target) if os.path.exists(target) else None
+        except OSError as exc:
+            raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
+        cap = self.settings[item.result.path].default_max_iterations
+        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+        if added:
+            self.out.write(os.path.basename(target), text)
+            echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
+
+    def close(self) -> None:
+        self.out.__exit__(None, None, None)
 
 
 def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
     """Validate one file and, when that finds no error, explore its runs (the analysis family)."""
-    from ..analysis.core import STATE_LIMIT, analyze_cached, state_limit
+    from ..analysis.core import STATE_LIMIT, analyze_cached, release, state_limit
     from ..pipeline import ANALYSIS_FAMILIES, validate_bytes
 
     token = state_limit.set(max_states or STATE_LIMIT)
@@ -219,7 +235,10 @@ def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int |
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
             return Checked(result, None)
-        analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
+        try:
+            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
+        finally:
+            release(result.blueprint)  # the caller holds the analysis now; the cache must not
     finally:
         state_limit.reset(token)
     kept = _without_repeats(result.diagnostics, analysis, settings)
@@ -247,44 +266,119 @@ def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> t
 # --- reports ---------------------------------------------------------------------------------------
 
 
+class Report:
+    """The report, written as the files are checked. Of each file only what the report still
+    has to show is kept: text and `github` output is written at once (the text ceilings, the
+    statistics and the closing lines at the end, after every finding, as `validate` orders
+    them); JSON keeps a file's entry; SARIF and concise its findings. A file's analysis is
+    never kept: a tree of thousands of blueprints is checked in the memory of its largest."""
+
+    def __init__(self, output_format: str, options: ReportOptions, settings: dict[str, Settings]) -> None:
+        self.format, self.options, self.settings = output_format, options, settings
+        self.shows_fixes = REPORTERS[output_format].shows_fixes
+        #: Per file, what the end of the report shows: ceilings text, JSON entry, or findings.
+        self.kept: list = []
+        #: Every finding and the fixable ones (the text statistics and closing lines read them).
+        self.diagnostics: list = []
+        self.fixes: dict = {}
+        self.total = Counts()
+
+    def add(self, item: Checked) -> None:
+        result = item.result
+        self.total = self.total + result.counts
+        fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
+        if self.format == "text":
+            self.diagnostics.extend(result.diagnostics)
+            self.fixes.update(fixes)
+            if not self.options.quiet:
+                options = replace(self.options, fixes=fixes)
+                emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
+                self.kept.append(ceilings_block(item))
+            else:
+                self.kept.append(None)
+        elif self.format == "json":
+            self.kept.append(json_entry(item, fixes))
+        else:
+            slim = replace(result, blueprint=None, source=None, document=None)
+            if self.format == "github":
+                emit(get_reporter("github")([slim], self.options), color=self.options.color)
+            self.fixes.update(fixes)
+            self.kept.append(slim)
+
+    def finish(self) -> None:
+        options = replace(self.options, fixes=self.fixes)
+        if self.format == "text":
+            ceilings = [block for block in self.kept if block is not None]
+            emit(text_tail(ceilings, self.diagnostics, self.total, len(self.kept), options), color=options.color)
+        elif self.format == "json":
+            emit(json_document(self.kept, self.total))
+        elif self.format != "github":
+            emit(get_reporter(self.format)(self.kept, options), color=options.color)
+
+
+def diagnostic_blocks(item: Checked, options: ReportOptions) -> list[str]:
+    """A file's findings as `validate` shows them."""
+    from ..render.text import render_diagnostic
+
+    result = item.result
+    return [render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics]
+
+
+def ceilings_block(item: Checked) -> str:
+    """A file's ceilings (or why it was not analysed)."""
+    from ..analysis.report import ceilings_text
+    from ..display import visible
+
+    if item.analysis is None:
+        return f"{visible(item.result.path)}: not analysed: it has errors"
+    return ceilings_text(item.result.path, item.analysis)
+
+
 def text_report(checked: list[Checked], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not
     analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
     and the ceilings."""
-    from ..analysis.report import ceilings_text
-    from ..diagnostics import Counts
-    from ..display import visible
-    from ..render.text import render_closing, render_diagnostic, render_statistics
-
-    blocks: list[str] = []
-    total = Counts()
+    findings = [] if options.quiet else [block for item in checked for block in diagnostic_blocks(item, options)]
+    ceilings = [] if options.quiet else [ceilings_block(item) for item in checked]
     diagnostics = [d for item in checked for d in item.result.diagnostics]
-    for item in checked:
-        result = item.result
-        total = total + result.counts
-        if not options.quiet:
-            blocks.extend(
-                render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
-                for d in result.diagnostics
-            )
-    for item in [] if options.quiet else checked:
-        if item.analysis is not None:
-            blocks.append(ceilings_text(item.result.path, item.analysis))
-        else:
-            blocks.append(f"{visible(item.result.path)}: not analysed: it has errors")
+    total = sum((item.result.counts for item in checked), Counts())
+    return "".join(block + "\n\n" for block in findings) + text_tail(ceilings, diagnostics, total, len(checked), options)
+
+
+def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int, options: ReportOptions) -> str:
+    """What the text report shows after every finding: the ceilings, the statistics when asked,
+    the closing lines."""
+    from ..render.text import render_closing, render_statistics
+
+    blocks = list(ceilings)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    blocks.append(render_closing(total, len(checked), diagnostics, options, hint=not options.quiet))
+    blocks.append(render_closing(total, files, diagnostics, options, hint=not options.quiet))
     return "\n\n".join(blocks) + "\n"
+
+
+def json_entry(item: Checked, fixes: dict | None) -> dict:
+    """A file's entry in the JSON report: the `validate` entry with an `analysis` object
+    (`fixes`: its fixable findings; None works them out with the default settings)."""
+    from ..analysis.report import analysis_json
+    from ..render.json import report_document
+
+    entry = report_document([item.result], fixes)["files"][0]
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    return entry
+
+
+def json_document(entries: list[dict], total: Counts) -> str:
+    """The `validate` JSON report of these file entries."""
+    from ..render.json import report_document
+
+    document = report_document([], {})
+    document["files"] = entries
+    document["summary"].update(files=len(entries), errors=total.errors, warnings=total.warnings, notes=total.notes)
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
 
 
 def json_report(checked: list[Checked], options: ReportOptions | None = None) -> str:
     """The `validate` JSON report with an `analysis` object per file."""
-    from ..analysis.report import analysis_json
-    from ..render.json import report_document
-
-    document = report_document([item.result for item in checked], options.fixes if options else None)
-    for entry, item in zip(document["files"], checked):
-        entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
+    entries = [json_entry(item, options.fixes if options else None) for item in checked]
+    return json_document(entries, sum((item.result.counts for item in checked), Counts()))

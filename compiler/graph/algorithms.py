@@ -86,6 +86,35 @@ def strongly_connected(adjacency: Adjacency) -> list[list[int]]:
     return found
 
 
+def condensation(adjacency: Adjacency) -> tuple[list[list[int]], list[int], list[int]]:
+    """The strongly connected components, each node's component number, and the component
+    numbers in topological order (every edge between two components goes forward)."""
+    components = strongly_connected(adjacency)
+    component_of = [0] * len(adjacency)
+    for number, members in enumerate(components):
+        for node in members:
+            component_of[node] = number
+    successors: list[set[int]] = [set() for _ in components]
+    indegree = [0] * len(components)
+    for number, members in enumerate(components):
+        for node in members:
+            for target in adjacency[node]:
+                other = component_of[target]
+                if other != number and other not in successors[number]:
+                    successors[number].add(other)
+                    indegree[other] += 1
+    ready = [n for n in range(len(components)) if indegree[n] == 0]
+    order: list[int] = []
+    while ready:
+        number = ready.pop()
+        order.append(number)
+        for other in sorted(successors[number]):
+            indegree[other] -= 1
+            if indegree[other] == 0:
+                ready.append(other)
+    return components, component_of, order
+
+
 def postorder(adjacency: Adjacency, root: int) -> list[int]:
     """Depth-first postorder of the nodes reachable from `root`."""
     seen = {root}

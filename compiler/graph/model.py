@@ -250,7 +250,9 @@ class StageGraph:
 
     def _adjacency(self, where: EdgeFilter | None, reverse: bool = False) -> list[list[int]]:
         """Successor (or predecessor) indices per node, de-duplicated, in edge order."""
-        key = (where, reverse)
+        # A filter that is one of this graph's own methods is keyed by its function: keyed by
+        # the bound method, the cache would hold the graph, a cycle only the slow collector frees.
+        key = (where.__func__ if getattr(where, "__self__", None) is self else where, reverse)  # type: ignore[union-attr]
         cached = self._adjacency_cache.get(key)
         if cached is not None:
             return cached

@@ -25,12 +25,17 @@ FAILURE_KINDS: tuple[str, ...] = ("credits", "auth", "forbidden", "unreachable",
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One requested tool call and how it went (`result` is the tool's text, when known)."""
+    """One requested tool call and how it went (`result` is the tool's text, when known).
+
+    `count`: the same call made that many times in the reply. A reply of a million identical
+    calls is one object, and the runner counts it in constant time.
+    """
 
     name: str
     path: str | None = None
     outcome: str = "ok"
     result: str | None = None
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -199,11 +204,13 @@ def tool_call_from_dict(data: Any) -> ToolCall | None:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
     outcome = data.get("outcome", "ok")
+    count = whole(data.get("count"))
     return ToolCall(
         name=data["name"],
         path=text(data.get("path")),
         outcome=outcome if outcome in OUTCOMES else "error",
         result=text(data.get("result")),
+        count=count if count is not None and count >= 1 else 1,
     )
 
 
@@ -331,6 +338,8 @@ def _calls(value: Any) -> bool:
             and (c.path is None or type(c.path) is str)
             and c.outcome in OUTCOMES
             and (c.result is None or type(c.result) is str)
+            and type(c.count) is int
+            and c.count >= 1
         ):
             return False
     return True
@@ -378,4 +387,6 @@ def _call_to_dict(call: ToolCall) -> dict[str, Any]:
     out["outcome"] = call.outcome
     if call.result is not None:
         out["result"] = call.result
+    if call.count != 1:
+        out["count"] = call.count
     return out

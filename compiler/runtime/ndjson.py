@@ -61,6 +61,9 @@ ERROR_KINDS: dict[str, str] = {
     "billing_error": "credits",
     "insufficient_quota": "credits",
 }
+#: The most copies a native line asks for with `"repeat": n` (a line asking more is skipped):
+#: `blueprint check` writes a run of identical events that way.
+REPEAT_LIMIT = 100_000
 #: Native events that do not close a pending inference (they may arrive between a tool call
 #: and its result).
 _PASS_THROUGH = (RegionChanged, ChildStarted, ChildFinished, Tick)
@@ -166,12 +169,13 @@ class StreamReader:
 
     def _native(self, data: dict[str, Any]) -> list[Event]:
         event = event_from_dict(data)
-        if event is None:
+        times = data.get("repeat", 1)
+        if event is None or type(times) is not int or not 1 <= times <= REPEAT_LIMIT:
             self.skipped += 1
             return []
         if isinstance(event, _PASS_THROUGH):
-            return [event]
-        return self.finish() + [event]
+            return [event] * times
+        return self.finish() + [event] * times
 
     # --- streamed messages ---------------------------------------------------------------------------
 

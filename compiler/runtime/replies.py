@@ -80,26 +80,28 @@ def _tool_turn(run: "Run", calls: tuple[ToolCall, ...]) -> None:
     modifications, blocked = visit.modifications, visit.blocked_modifications
     files, file_count = flags.modified_files, flags.modified_file_count
     searches, empty = flags.searches_run, flags.searches_empty
-    final_output, fanned = state.final_output, False
+    final_output, fanned, made = state.final_output, False, 0
     for call in calls:
+        times = call.count  # the same call, made this many times
+        made += times
         if call.name in MODIFYING_TOOLS and isinstance(call.path, str):
             if edits is visit.edits:
                 edits = dict(edits)
-            edits[call.path] = edits.get(call.path, 0) + 1
+            edits[call.path] = edits.get(call.path, 0) + times
         outcome = outcome_of(call, offered)
         name = canonical_tool(call.name)
         if name in modifying:
             if outcome == "denied":
-                blocked += 1
+                blocked += times
             elif outcome == "ok":
-                modifications += 1
-                file_count += 1
+                modifications += times
+                file_count += times
                 path = call.path or "<unknown>"
                 if path not in files and len(files) < MODIFIED_FILES_CAP:
                     files += (path,)
         if name == SEARCH_TOOL:
-            searches += 1
-            empty += empty_search(call, outcome)
+            searches += times
+            empty += times * empty_search(call, outcome)
         if call.name == SUBMIT_OUTPUT_TOOL and outcome == "ok":
             final_output = table.stage.name
         if call.name == FAN_OUT_TOOL and outcome == "ok":
@@ -107,7 +109,7 @@ def _tool_turn(run: "Run", calls: tuple[ToolCall, ...]) -> None:
     run.set(inject=(), compact=(), iteration=state.iteration + 1, final_output=final_output)
     run.visit(
         iterations=visit.iterations + 1,
-        tool_calls=visit.tool_calls + len(calls),
+        tool_calls=visit.tool_calls + made,
         edits=edits,
         modifications=modifications,
         blocked_modifications=blocked,

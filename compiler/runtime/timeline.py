@@ -142,9 +142,11 @@ def describe_event(event: Event) -> str:
         if not event.tool_calls:
             return f'reply: text "{_short(event.text)}"'
         calls = ", ".join(
-            f"{c.name}{' ' + c.path if c.path else ''} {c.outcome}" for c in event.tool_calls
+            f"{c.name}{' ' + c.path if c.path else ''} {c.outcome}{f' ×{c.count:,}' if c.count != 1 else ''}"
+            for c in event.tool_calls
         )
-        return f"reply: {len(event.tool_calls)} tool call{'s' if len(event.tool_calls) != 1 else ''}: {calls}"
+        made = sum(c.count for c in event.tool_calls)
+        return f"reply: {made:,} tool call{'s' if made != 1 else ''}: {calls}"
     if isinstance(event, InferenceFailed):
         return f"inference failed ({event.kind}): {_short(event.message)}"
     if isinstance(event, RoutingAnswer):
