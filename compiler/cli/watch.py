@@ -15,7 +15,9 @@ Every run is a complete run of the command, configuration and all; an error that
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NoReturn
 
@@ -80,6 +82,7 @@ def watched_folders(paths: tuple[str, ...], overrides: "Overrides") -> frozenset
 def watch(paths: tuple[str, ...], overrides: "Overrides", run_once: Callable[[], Any]) -> NoReturn:
     """Run `run_once`, then again after every relevant change, until interrupted."""
     watchfiles = require_watchfiles()
+    interrupted = _interrupt_flag()
     folders = _folders(paths, overrides)
     while True:
         changes = watchfiles.watch(
@@ -91,23 +94,48 @@ def watch(paths: tuple[str, ...], overrides: "Overrides", run_once: Callable[[],
             rust_timeout=DEBOUNCE_MS,
             yield_on_timeout=True,
             ignore_permission_denied=True,
+            stop_event=interrupted,
         )
-        next(changes)  # the watch is in place before the run: nothing saved during it is missed
+        next(changes, None)  # the watch is in place before the run: nothing saved during it is missed
+        _stop_if(interrupted)
         _run(run_once)
+        _stop_if(interrupted)
         _waiting(folders)
         for batch in changes:
             if not batch:
                 continue
             _announce(sorted({path for _, path in batch}))
             _run(run_once)
+            _stop_if(interrupted)
             now = _folders(paths, overrides)
             if now != folders:
                 folders = now
                 changes.close()
                 break
             _waiting(folders)
-        else:  # the watcher ended by itself (its folders vanished): look again
+        else:  # the watcher ended by itself (Ctrl-C, or its folders vanished): look again
+            _stop_if(interrupted)
             time.sleep(DEBOUNCE_MS / 1000)
+
+
+def _interrupt_flag() -> threading.Event:
+    """An event set by Ctrl-C, besides the usual KeyboardInterrupt. The watcher stops when it
+    is set, so Ctrl-C ends the watch even if the KeyboardInterrupt is raised where it cannot
+    propagate (a finaliser, the watcher's own machinery)."""
+    interrupted = threading.Event()
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_interrupt)
+    return interrupted
+
+
+def _stop_if(interrupted: threading.Event) -> None:
+    if interrupted.is_set():
+        raise KeyboardInterrupt
 
 
 def _folders(paths: tuple[str, ...], overrides: "Overrides") -> frozenset[str]:
