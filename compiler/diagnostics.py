@@ -6,7 +6,7 @@ reporters render them. Nothing here prints or exits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, Sequence
 
 Severity = Literal["error", "warning", "note"]
@@ -83,9 +83,6 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         span = self.span or Span(0, 0, 0, 0)
         return (self.file, span.line, span.column, self.code, self.message)
-
-    def with_severity(self, severity: Severity) -> "Diagnostic":
-        return replace(self, severity=severity)
 
     def to_dict(self) -> dict:
         """The JSON report shape (schemas/report.schema.json)."""

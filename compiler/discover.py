@@ -18,7 +18,6 @@ from typing import Callable, Iterable
 from .config import DEFAULT_EXCLUDE
 from .ignore import PathFilter
 
-BLUEPRINT_NAME = "agent.leviath"
 BLUEPRINT_SUFFIX = ".leviath"
 
 

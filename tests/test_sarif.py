@@ -52,7 +52,7 @@ def mixed_result(path: str = "agents/mixed.leviath") -> FileResult:
 def with_a_note(result: FileResult) -> FileResult:
     """The same findings, the last one demoted to a note (no built-in rule emits notes yet)."""
     *rest, last = result.diagnostics
-    return replace(result, diagnostics=(*rest, last.with_severity("note")))
+    return replace(result, diagnostics=(*rest, replace(last, severity="note")))
 
 
 def results_of(log: dict) -> list[dict]:

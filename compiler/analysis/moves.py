@@ -63,11 +63,6 @@ OPEN_ITEM = ("1", "an unfinished item")
 
 #: Moves that answer a stage inference (one more iteration of the visit).
 INFERENCE_MOVES = frozenset({"text", "tool", "edit", "churn", "burst", "submit", "fan_out", "fan_out_empty"})
-ROUTING_ANSWERS = frozenset({"route", "done"})
-
-
-#: Moves after which the runner may read the regions a gate or a required region names.
-DECIDING = frozenset({"text", "route", "approve", "workers", "fan_out_empty"})
 
 
 @dataclass(frozen=True)
@@ -95,12 +90,6 @@ class Move:
         if self.laps:
             return self.times * sum(move.iterations for move in self.laps)
         return self.times if self.kind in INFERENCE_MOVES else 0
-
-    @property
-    def routing_calls(self) -> int:
-        if self.laps:
-            return self.times * sum(move.routing_calls for move in self.laps)
-        return self.times if self.kind in ROUTING_ANSWERS else 0
 
     def describe(self) -> str:
         """What the model, a tool or a person did, in a few words (`×n` when repeated)."""

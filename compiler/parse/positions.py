@@ -161,10 +161,6 @@ class PositionIndex:
             raise ValueError("key_spans needs a PositionIndex built with every_key=True")
         return [self._span(offsets) for offsets in self._scanner.keys.get(tuple(path), ())]
 
-    def keyed_paths(self) -> Iterator[KeyPath]:
-        """Every path some key token names (an index built with `every_key=True`)."""
-        return iter(self._scanner.keys or ())
-
     def locate(self, path: KeyPath, prefer: str = "value") -> tuple[Span | None, KeyPath]:
         """The best span for a finding about `path`, and the path it was found at.
 

@@ -8,7 +8,7 @@ and from us. docs/leviath-mapping.md carries the table this renders; a test keep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..resources import load_schema
 
@@ -118,17 +118,6 @@ def render() -> str:
         lines.append(f"| {f'`{parent}`' if parent else 'top level'} | {', '.join(cells)} | {leviath} | {ours} |")
     lines += ["", END]
     return "\n".join(lines)
-
-
-def sections(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) offsets of the generated table in a document, markers included."""
-    start = text.find(BEGIN)
-    while start != -1:
-        end = text.find(END, start)
-        if end == -1:
-            return
-        yield start, end + len(END)
-        start = text.find(BEGIN, end)
 
 
 if __name__ == "__main__":
