@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..graph.algorithms import strongly_connected
-from .costs import INFINITE, Calls
+from .visit_graph import INFINITE, Calls
 
 if TYPE_CHECKING:
     from .runs import RunGraph

@@ -12,9 +12,9 @@ from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.policy import MERGE_CARRIES
 from . import ceilings as ceiling_rules
 from .ceilings import Ceilings
-from .costs import INFINITE
 from .findings import Finding, find_all
 from .runs import STATE_LIMIT, RunGraph, explore_runs
+from .visit_graph import INFINITE
 
 if TYPE_CHECKING:
     import networkx

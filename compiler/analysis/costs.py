@@ -12,16 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..graph.algorithms import condensation
+from .visit_graph import INFINITE, Calls
 
 if TYPE_CHECKING:
     from .moves import Move
-    from .visit import Node, VisitResult
-
-#: "No limit". Counts stay Python ints everywhere else, so a ceiling of 2**63 inferences is
-#: exact: a float would round it.
-INFINITE = float("inf")
-#: A count of inferences: an exact int, or INFINITE.
-Calls = int | float
+    from .visit_graph import Node, VisitResult
 
 
 def costs(result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: list[tuple[int, Move, int]], routing: int) -> None:

@@ -24,7 +24,8 @@ from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere, within_budget
 from ..runtime.run import evolve
 from .budgets import Budgets
-from .visit import Exit, VisitResult, carried, ending, explore_visit
+from .visit import carried, ending, explore_visit
+from .visit_graph import Exit, VisitResult
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint

@@ -31,7 +31,7 @@ costs a few dozen steps.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..runtime import texts
@@ -39,11 +39,12 @@ from ..runtime.actions import Complete, Fail, TakeEdge
 from ..runtime.machine import step
 from ..runtime.policy import MERGE_CARRIES
 from ..runtime.tables import tables
-from .costs import Calls, costs
+from .costs import costs
 from .facts import StageFacts
 from .moves import Move, events, moves
 from .padding import Applied, pad
 from .repeats import ENDLESS, Block, Delta, advance, delta, longest_run, retreat
+from .visit_graph import Exit, Node, VisitResult
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint, Stage
@@ -53,82 +54,6 @@ if TYPE_CHECKING:
 
 #: A visit larger than this is not explored to the end (the analysis says it is incomplete).
 VISIT_LIMIT = 20_000
-
-
-@dataclass
-class Node:
-    key: tuple
-    #: The state the node stands for, reached with the fewest iterations (dropped once the
-    #: visit is explored: its exits keep the states later steps need).
-    state: "RunState | None"
-    parent: int | None
-    move: Move | None
-    #: Plain tool calls can go on here without changing the key.
-    paddable: bool = False
-    #: The visit's iteration count at which padding is interrupted (None: it never is).
-    pad_limit: int | None = None
-
-
-@dataclass
-class Exit:
-    """One way the visit ends: an edge (`("edge", target, condition)`), or the run's end
-    (`("complete", via)`, `("fail", kind)`), with the final output it leaves behind and what
-    it carries into the next visit (`carried`; a fan-out hand-off only)."""
-
-    key: tuple
-    final_output: str | None
-    #: Where it was first found: the node it leaves from and the move that leaves.
-    node: int
-    move: Move
-    #: The state before the move's last event, that event, and what it produced.
-    pre: "RunState"
-    event: "Event"
-    after: "RunState"
-    actions: tuple["Action", ...]
-    #: The most inferences (stage replies and routing answers) a visit ending here makes.
-    max_calls: Calls = 0
-    #: "failure" when an inference, routing call or worker failed (the runner then resolves an
-    #: error), else "end": the same exit can have both causes, which other budgets tell apart.
-    cause: str = "end"
-
-    @property
-    def kind(self) -> str:
-        return self.key[0]
-
-    @property
-    def carry(self) -> tuple | None:
-        return self.key[4]
-
-    @property
-    def target(self) -> str | None:
-        return self.key[1] if self.kind == "edge" else None
-
-    @property
-    def condition(self) -> str | None:
-        return self.key[2] if self.kind == "edge" else None
-
-
-@dataclass
-class VisitResult:
-    stage: str
-    nodes: list[Node]
-    exits: list[Exit]
-    #: The most inferences any visit makes (INFINITE when a model can keep working for ever).
-    max_calls: Calls
-    #: A node from which plain tool calls never end the visit, if there is one.
-    endless: int | None = None
-    truncated: bool = False
-
-    def path(self, node: int) -> list[Move]:
-        """The moves from the visit's start to `node`."""
-        out: list[Move] = []
-        while self.nodes[node].parent is not None:
-            out.append(self.nodes[node].move)  # type: ignore[arg-type]
-            node = self.nodes[node].parent  # type: ignore[assignment]
-        return out[::-1]
-
-    def witness(self, exit: Exit) -> list[Move]:
-        return self.path(exit.node) + [exit.move]
 
 
 def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMIT, reduce: bool = True) -> VisitResult:
