@@ -17,7 +17,7 @@ answer is the runner's own (`within_budget`), asked once per stage and count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.machine import start, step
@@ -38,11 +38,49 @@ STATE_LIMIT = 200_000
 @dataclass(frozen=True)
 class Terminal:
     """How a run ends: `complete` (via `terminal` or `done`) or `fail` (dead_end, no_output,
-    error, unanswered, cancelled), in `stage`."""
+    error, unby_answers, cancelled), in `stage`."""
 
     stage: str
     kind: str
     how: str
+
+
+#: A run state (see the module docstring): (stage, visit-count code, final output, carried).
+#: The code packs the visit counts of the budgeted stages into one int (`Budgets`); the final
+#: output is the stage whose output was accepted (None when no stage owes one); carried is
+#: what a fan-out hand-off brings into its merge stage (None for a visit entered afresh).
+#: Plain tuples, not a NamedTuple: one is made per run state found, and a NamedTuple's
+#: constructor would make the whole exploration about 5 % slower.
+RunKey = tuple[str, int, "str | None", "tuple | None"]
+#: How a run state was first reached: (run state it was reached from, the key of the visit
+#: that state makes, the number of the visit's exit taken).
+FirstReached = tuple[int, tuple, int]
+
+
+class ExitStep(NamedTuple):
+    """One exit of a visit, as the exploration follows it from every run state that makes the
+    visit."""
+
+    #: The exit's number in `VisitResult.exits`.
+    number: int
+    #: The stage the exit enters (None when the run ends, see `terminal`) …
+    target: str | None
+    #: … and its revisit budget: its digit's weight in the visit-count code, the count at which
+    #: it is spent, and its bit in the spent and held masks (all 0 when it has none).
+    weight: int
+    spent: int
+    bit: int
+    #: What the next run state keeps: the final output (None when no stage owes one), the
+    #: counters carried into a merge stage.
+    final_output: str | None
+    carried: tuple | None
+    terminal: Terminal | None
+    #: The run states the exit enters so far, by visit-count code (shared by every exit into
+    #: the same stage with the same output and carried counters) …
+    entered: dict[int, int]
+    #: … and, by spent mask on entering, the counts that still matter in the target (as
+    #: bits; shared by every exit into the target).
+    relevance: dict[int, int]
 
 
 @dataclass
@@ -54,10 +92,10 @@ class RunGraph:
     keeps_output: bool = False
     #: The most run states the exploration may add.
     limit: int = STATE_LIMIT
-    #: Run states: (stage, visit-count code, final output, carried counters or None) …
-    nodes: list[tuple[str, int, str | None, tuple | None]] = field(default_factory=list)
-    #: … how each was first reached: (parent node, visit key, exit number), None for the start …
-    parents: list[tuple[int, tuple, int] | None] = field(default_factory=list)
+    #: Run states, numbered in the order found (0 is the start) …
+    nodes: list[RunKey] = field(default_factory=list)
+    #: … how each was first reached (None for the start) …
+    parents: list[FirstReached | None] = field(default_factory=list)
     #: … the visit key it explores with, and its edges out: (exit number, node or terminal).
     visit_keys: list[tuple] = field(default_factory=list)
     out: list[list[tuple[int, "int | Terminal"]]] = field(default_factory=list)
@@ -91,10 +129,21 @@ class RunGraph:
         visits = {name: n for name, n in state.visits.items() if name not in budgeted}
         return evolve(state, {"visits": visits | self.held_counts(node)})
 
-    def key_of(self, state: "RunState") -> tuple[str, int, str | None, tuple | None]:
-        """The run-graph node key of a concrete runner state at a stage's entry."""
+    def key_of(self, state: "RunState") -> RunKey:
+        """The run state of a concrete runner state at a stage's entry."""
         code = self.budgets.key_counts(state.stage, state.visits)
         return (state.stage, code, state.final_output if self.keeps_output else None, carried(state))
+
+    def add(self, key: RunKey, spent_mask: int, held: int, parent: FirstReached | None) -> int:
+        """Number a newly found run state (its visit and edges are filled in when explored)."""
+        self.nodes.append(key)
+        self.masks.append(spent_mask)
+        self.held.append(held)
+        self.parents.append(parent)
+        self.visit_keys.append(())
+        self.out.append([])
+        self.successors.append([])
+        return len(self.nodes) - 1
 
 
 def explore_runs(
@@ -108,151 +157,154 @@ def explore_runs(
     `default_max_iterations`. `reduce=False` explores every visit afresh and without
     shortcuts (slower; the tests check it finds the same graph)."""
     state, _ = start(ir, 0, default_max_iterations=default_max_iterations)
-    budgets = Budgets(ir)
-    keeps_output = bool(output_owed_anywhere(ir))
-    graph = RunGraph(ir, budgets, state, keeps_output, limit)
-    if state.terminal:
-        return graph
-    budget = _BudgetTable(ir, graph)
-    nodes, parents, visit_keys, out, successors = graph.nodes, graph.parents, graph.visit_keys, graph.out, graph.successors
-    # A run state's number in `index` packs (visit-count code, final output, stage) into one int.
-    stage_number = {stage.name: i for i, stage in enumerate(ir.stages)}
-    outputs: dict[str | None, int] = {None: 0}
-    stages, width = len(ir.stages), len(ir.stages) + 1
-
-    def packed(stage: str, code: int, final_output: str | None) -> int:
-        return (code * width + output_number(final_output)) * stages + stage_number[stage]
-
-    def output_number(final_output: str | None) -> int:
-        return outputs.setdefault(final_output, len(outputs)) if keeps_output else 0
-
-    #: Per visit key, each exit as (number, target, budget digit weight, spent count, output, terminal).
-    plans: dict[tuple, list[tuple]] = {}
-    #: The visit explored for each shape (stage, budgets of the targets that shape a visit, output).
-    bases: dict[tuple, tuple] = {}
-    first = graph.key_of(state)
-    #: Run state → node. The key is the packed int, paired with the carried counters when
-    #: there are any (a merge stage entered by a fan-out hand-off).
-    index: dict[object, int] = {packed(*first[:3]) if first[3] is None else (packed(*first[:3]), first[3]): 0}
-    spent_masks, held = graph.masks, graph.held
-    spent_masks.append(budgets.spent_mask(first[1]))
-    held.append(sum(1 << i for i, count in enumerate(budgets.counts(first[1]).values()) if count))
-    most = graph.most_visits
-    for name in budgets.names:
-        most[name] = min(state.visits.get(name, 0), budgets.spent[budgets.position[name]])
-    nodes.append(first)
-    parents.append(None)
-    visit_keys.append(())
-    out.append([])
-    successors.append([])
-    entry_states = {0: state}
-    #: Per (spent budgets, stage entered): the counts that still matter there (as bits).
-    relevance: dict[int, int] = {}
-    #: Per stage: the budget positions (as bits) of its targets. A target is within budget
-    #: while its count is below the spent count, i.e. while its bit in the run state's spent
-    #: mask is clear, so the mask restricted to these bits decides the budget answers.
-    targets_of = {name: sum(1 << position for _, position in targets if position is not None)
-                  for name, targets in budget.targets.items()}
-    #: The visit key and plan of each (budget answers, output, stage), packed into an int
-    #: (paired with the carried counters, when there are any).
-    known: dict[object, tuple[tuple, list[tuple]]] = {}
-    node = 0
-    while node < len(nodes):  # breadth first: nodes are appended in discovery order
-        if len(nodes) > limit:
-            graph.truncated = True  # the states found but not explored keep empty visit keys
-            break
-        stage, code, final_output, carry = nodes[node]
-        mask = spent_masks[node]
-        number_of_stage = stage_number[stage]
-        packed_key: object = ((mask & targets_of[stage]) * width + outputs[final_output]) * stages + number_of_stage
-        if carry is not None:
-            packed_key = (packed_key, carry)
-        cached = known.get(packed_key)
-        if cached is not None:
-            key, plan = cached
-            visit_keys[node] = key
-        else:
-            key = (stage, budget.pattern(stage, code), final_output, carry)
-            visit_keys[node] = key
-            plan = plans.get(key)
-        if plan is None:
-            shape = (stage, budget.shape(stage, key[1]), final_output, carry)
-            base = bases.get(shape) if reduce else None
-            result = _rerouted(graph, graph.visits[base], node) if base is not None else None
-            if result is None:
-                entry = entry_states.pop(node, None) or _entry_state(graph, node)
-                if entry is None:  # cannot happen if the runner is deterministic; never guess
-                    graph.truncated = True
-                    visit_keys[node] = ()
-                    node += 1
-                    continue
-                result = explore_visit(ir, _slim(entry, graph.held_counts(node)), reduce=reduce)
-                bases.setdefault(shape, key)
-            graph.visits[key] = result
-            graph.truncated |= result.truncated
-            plan = plans[key] = [
-                (
-                    *_plan(graph, number, exit, keeps_output),
-                    stage_number.get(exit.target or "", 0),
-                    output_number(exit.final_output),
-                    1 << budgets.position[exit.target] if exit.target in budgets.position else 0,
-                )
-                for number, exit in enumerate(result.exits)
-            ]
-        if cached is None:
-            known[packed_key] = (key, plan)
-        edges, following = out[node], successors[node]
-        nonzero = held[node]
-        for number, target, weight, spent, after_output, after_carry, terminal, target_number, output, bit in plan:
-            if target is None:
-                edges.append((number, terminal))
-                continue
-            successor, successor_mask = code, mask
-            if weight and not mask & bit:  # a spent count stays spent: no arithmetic for it
-                count = (code // weight) % (spent + 1) + 1
-                successor += weight
-                if count == spent:
-                    successor_mask |= bit
-                if count > most[target]:
-                    most[target] = count
-            relevance_key = successor_mask * stages + target_number
-            relevant = relevance.get(relevance_key)
-            if relevant is None:
-                relevant = relevance[relevance_key] = budgets.relevant(target, successor_mask)
-            dropped = (nonzero | bit) & ~relevant
-            if dropped:
-                successor = budgets.drop(successor, dropped)
-            successor_mask &= relevant
-            number_key: object = (successor * width + output) * stages + target_number
-            if after_carry is not None:
-                number_key = (number_key, after_carry)
-            found = index.get(number_key)
-            if found is None:
-                found = index[number_key] = len(nodes)
-                nodes.append((target, successor, after_output, after_carry))
-                spent_masks.append(successor_mask)
-                held.append((nonzero | bit) & relevant)
-                parents.append((node, key, number))
-                visit_keys.append(())
-                out.append([])
-                successors.append([])
-            edges.append((number, found))
-            following.append(found)
-        node += 1
+    graph = RunGraph(ir, Budgets(ir), state, bool(output_owed_anywhere(ir)), limit)
+    if not state.terminal:
+        _Exploration(graph, reduce).run()
     return graph
 
 
-def _plan(graph: RunGraph, number: int, exit, keeps_output: bool) -> tuple:
-    """An exit as the exploration loop uses it: (number, target, budget digit weight and the
-    count at which it is spent, final output kept, counters carried, terminal)."""
-    final_output = exit.final_output if keeps_output else None
-    if exit.kind != "edge":
-        return number, None, 0, 0, final_output, None, Terminal(exit.pre.stage, exit.kind, exit.key[1])
-    position = graph.budgets.position.get(exit.target)
-    if position is None:
-        return number, exit.target, 0, 0, final_output, exit.carry, None
-    weight, spent = graph.budgets.weights[position], graph.budgets.spent[position]
-    return number, exit.target, weight, spent, final_output, exit.carry, None
+class _Exploration:
+    """The breadth-first walk of `explore_runs`: each run state found is numbered, then
+    explored once by following the exits of the visit it makes into the run states they
+    enter. Visits are explored once per visit key (`visit_of`)."""
+
+    def __init__(self, graph: RunGraph, reduce: bool) -> None:
+        self.graph = graph
+        self.reduce = reduce
+        self.table = _BudgetTable(graph.ir, graph)
+        #: Per (stage, output, carried): the run states entering the stage with them, by
+        #: visit-count code (`ExitStep.entered`).
+        self.entering: dict[tuple, dict[int, int]] = {}
+        #: Per stage: `ExitStep.relevance`.
+        self.relevance: dict[str, dict[int, int]] = {}
+        #: Per visit key, the visit's exits as steps.
+        self.steps: dict[tuple, list[ExitStep]] = {}
+        #: The visit key explored first for each shape (stage, budgets of the targets that
+        #: shape a visit, output, carried): other keys of the shape are rerouted from it.
+        self.bases: dict[tuple, tuple] = {}
+        #: Per stage: its targets' budgets (as bits). A target is within budget while its count
+        #: is below the spent count, i.e. while its bit in the run state's spent mask is clear,
+        #: so the spent mask restricted to these bits decides the budget answers.
+        self.target_bits = {
+            name: sum(1 << position for _, position in targets if position is not None)
+            for name, targets in self.table.targets.items()
+        }
+        #: The visit key and steps per (stage, spent target budgets, output, carried).
+        self.by_answers: dict[tuple, tuple[tuple, list[ExitStep]]] = {}
+        self.add_start(graph.start_state)
+
+    def add_start(self, state: "RunState") -> None:
+        graph, budgets = self.graph, self.graph.budgets
+        first = graph.key_of(state)
+        stage, code, final_output, carry = first
+        held = sum(1 << i for i, count in enumerate(budgets.counts(code).values()) if count)
+        self.entering[(stage, final_output, carry)] = {code: graph.add(first, budgets.spent_mask(code), held, None)}
+        for name in budgets.names:
+            graph.most_visits[name] = min(state.visits.get(name, 0), budgets.spent[budgets.position[name]])
+
+    def run(self) -> None:
+        """Explore run states in the order found until none is left (or the limit is hit).
+
+        The loop over a visit's exits runs once per run-graph edge (tens of thousands in a
+        large blueprint), so it works on local names and plain ints."""
+        graph = self.graph
+        nodes, spent_masks, held, most = graph.nodes, graph.masks, graph.held, graph.most_visits
+        budgets, visit_keys, target_bits, by_answers = graph.budgets, graph.visit_keys, self.target_bits, self.by_answers
+        node = 0
+        while node < len(nodes):  # breadth first: nodes are appended in the order found
+            if len(nodes) > graph.limit:
+                graph.truncated = True  # the states found but not explored keep empty visit keys
+                break
+            stage, code, final_output, carry = nodes[node]
+            mask, nonzero = spent_masks[node], held[node]
+            answers = (stage, mask & target_bits[stage], final_output, carry)
+            visit = by_answers.get(answers) or self.visit_of(node, answers)
+            if visit is None:
+                node += 1
+                continue
+            key, steps = visit
+            visit_keys[node] = key
+            edges, following = graph.out[node], graph.successors[node]
+            for number, target, weight, spent, bit, output, carried_on, terminal, entered, relevance in steps:
+                if target is None:  # the run ends: `terminal` says how
+                    edges.append((number, terminal))  # type: ignore[arg-type]
+                    continue
+                # Entering the target counts one more visit of it (a spent count stays spent).
+                entered_code, entered_mask = code, mask
+                if weight and not mask & bit:
+                    count = (code // weight) % (spent + 1) + 1
+                    entered_code += weight
+                    if count == spent:
+                        entered_mask |= bit
+                    if count > most[target]:
+                        most[target] = count
+                # Counts no transition from the target can check any more become zero.
+                relevant = relevance.get(entered_mask)
+                if relevant is None:
+                    relevant = relevance[entered_mask] = budgets.relevant(target, entered_mask)
+                counted = nonzero | bit
+                if counted & ~relevant:
+                    entered_code = budgets.drop(entered_code, counted & ~relevant)
+                found = entered.get(entered_code)
+                if found is None:
+                    run_state = (target, entered_code, output, carried_on)
+                    found = entered[entered_code] = graph.add(
+                        run_state, entered_mask & relevant, counted & relevant, (node, key, number)
+                    )
+                edges.append((number, found))
+                following.append(found)
+            node += 1
+
+    def visit_of(self, node: int, answers: tuple) -> tuple[tuple, list[ExitStep]] | None:
+        """The key of the visit run state `node` makes and that visit's exits as steps, for
+        the first run state with these budget `answers` (stage, spent target budgets, output,
+        carried); the visit is explored if no run state made it before. None when it cannot
+        be explored (the graph is then truncated)."""
+        stage, code, final_output, carry = self.graph.nodes[node]
+        key = (stage, self.table.pattern(stage, code), final_output, carry)
+        steps = self.steps.get(key)
+        if steps is None:
+            result = self.explore(node, key)
+            if result is None:
+                self.graph.truncated = True
+                return None
+            steps = self.steps[key] = [self.exit_step(number, exit) for number, exit in enumerate(result.exits)]
+        known = self.by_answers[answers] = (key, steps)
+        return known
+
+    def explore(self, node: int, key: tuple) -> VisitResult | None:
+        """The visit of `key`, entered by run state `node`: rerouted from the visit explored
+        for its shape when that works, else explored afresh. None if the state entering it
+        cannot be found (cannot happen if the runner is deterministic; never guess)."""
+        graph = self.graph
+        stage, pattern, final_output, carry = key
+        shape = (stage, self.table.shape(stage, pattern), final_output, carry)
+        base = self.bases.get(shape) if self.reduce else None
+        result = _rerouted(graph, graph.visits[base], node) if base is not None else None
+        if result is None:
+            entry = graph.start_state if node == 0 else _entry_state(graph, node)
+            if entry is None:
+                return None
+            result = explore_visit(graph.ir, _slim(entry, graph.held_counts(node)), reduce=self.reduce)
+            self.bases.setdefault(shape, key)
+        graph.visits[key] = result
+        graph.truncated |= result.truncated
+        return result
+
+    def exit_step(self, number: int, exit: Exit) -> ExitStep:
+        budgets = self.graph.budgets
+        output = exit.final_output if self.graph.keeps_output else None
+        target = exit.target
+        if target is None:
+            ending = Terminal(exit.pre.stage, exit.kind, exit.key[1])
+            return ExitStep(number, None, 0, 0, 0, output, None, ending, {}, {})
+        entered = self.entering.setdefault((target, output, exit.carry), {})
+        relevance = self.relevance.setdefault(target, {})
+        position = budgets.position.get(target)
+        if position is None:
+            return ExitStep(number, target, 0, 0, 0, output, exit.carry, None, entered, relevance)
+        weight, spent = budgets.weights[position], budgets.spent[position]
+        return ExitStep(number, target, weight, spent, 1 << position, output, exit.carry, None, entered, relevance)
 
 
 def budgeted_counts(ir: "Blueprint", stage: str, visits: dict[str, int]) -> int:
