@@ -62,88 +62,139 @@ def explore_visit(ir: "Blueprint", entry: "RunState", *, limit: int = VISIT_LIMI
     `reduce=False` turns off the two shortcuts that only save work (skipping states with
     more spent budgets, stepping a failure once per final output): the tests compare both.
     """
-    stage = ir.stage(entry.stage)
-    assert stage is not None
-    facts = StageFacts.of(ir, stage, entry)
-    result = VisitResult(stage.name, [], [], 0)
-    index: dict[tuple, int] = {}
-    exits: dict[tuple, int] = {}
-    edges: list[tuple[int, int, Move]] = []
-    #: (source node, move, exit index) for every way out, for the cost of each exit.
-    exit_edges: list[tuple[int, Move, int]] = []
-    spent_seen: dict[tuple, list[tuple]] = {}
-    # A fan-out hand-off carries the required-region re-runs into the merge stage, so there
-    # they are no longer alike once spent.
-    hands_over = stage.mode == "fan_out" and stage.fan_out is not None and stage.fan_out.merge_stage is not None
-    spent = SPENT - 1 if hands_over else SPENT
-    settled: dict[tuple, int] = {}
-    #: The first key inside each summarised run: another move that reaches it (the same reply
-    #: with the regions the other way, say) is inside the run too, and not explored.
-    skipped: set[tuple] = set()
-    runs = _Runs(ir, stage, facts, index, result.nodes)
-    counter = 0
-    routes = False
-    heap: list = [(entry.visit.iterations, 0, entry, None, None)]
-    while heap:
-        _, _, state, parent, via = heapq.heappop(heap)
-        key = visit_key(ir, stage, state, facts)
-        found = index.get(key)
+    return _VisitWalk(ir, entry, limit, reduce).run()
+
+
+class _VisitWalk:
+    """The walk of `explore_visit`: states are explored fewest iterations first; each new key
+    becomes a node, and every move from it either ends the visit (an exit) or reaches a state
+    to explore."""
+
+    def __init__(self, ir: "Blueprint", entry: "RunState", limit: int, reduce: bool) -> None:
+        stage = ir.stage(entry.stage)
+        assert stage is not None
+        self.ir, self.stage, self.limit, self.reduce = ir, stage, limit, reduce
+        self.facts = StageFacts.of(ir, stage, entry)
+        self.result = VisitResult(stage.name, [], [], 0)
+        #: Visit key → node.
+        self.index: dict[tuple, int] = {}
+        #: (exit key, cause) → exit number.
+        self.exit_numbers: dict[tuple, int] = {}
+        #: What `costs` maximises over: moves between nodes (source, target, move) and moves
+        #: out of the visit (source, move, exit number).
+        self.edges: list[tuple[int, int, Move]] = []
+        self.exit_edges: list[tuple[int, Move, int]] = []
+        #: Per key without its last spent budgets: the spent budgets explored (`_dominated`).
+        self.spent_seen: dict[tuple, list[tuple]] = {}
+        # A fan-out hand-off carries the required-region re-runs into the merge stage, so there
+        # they are no longer alike once spent.
+        hands_over = stage.mode == "fan_out" and stage.fan_out is not None and stage.fan_out.merge_stage is not None
+        self.spent = SPENT - 1 if hands_over else SPENT
+        #: The exit a SETTLED move takes, per (move kind, final output, point cursor).
+        self.settled: dict[tuple, int] = {}
+        #: The first key inside each summarised run: another move that reaches it (the same reply
+        #: with the regions the other way, say) is inside the run too, and not explored.
+        self.skipped: set[tuple] = set()
+        self.runs = _Runs(ir, stage, self.facts, self.index, self.result.nodes)
+        #: Some state waits on a routing answer (the visit's cost then counts them).
+        self.routes = False
+        #: States to explore, fewest iterations first: (iterations, order pushed, state,
+        #: the node it was reached from, the move that reached it).
+        self.heap: list = [(entry.visit.iterations, 0, entry, None, None)]
+        self.pushed = 0
+
+    def run(self) -> VisitResult:
+        result, ir, stage, facts = self.result, self.ir, self.stage, self.facts
+        while self.heap:
+            _, _, state, parent, via = heapq.heappop(self.heap)
+            node = self.admit(state, parent, via)
+            if node is None:
+                if result.truncated:
+                    break
+                continue
+            for move in moves(ir, stage, state, facts):
+                self.make(node, state, move)
+        costs(result, self.edges, self.exit_edges, facts.gate_budget + 1 if self.routes else 0)
+        for explored in result.nodes:  # most of a visit's memory; nothing reads them any more
+            explored.state = None
+        return result
+
+    def admit(self, state: "RunState", parent: int | None, via: Move | None) -> int | None:
+        """`state`, reached from node `parent` by `via`, as a new node; None when it is not
+        explored: its key was (then only the edge is recorded), it lies inside a summarised
+        run of repeats, a state with no more spent budgets was explored, or the visit has
+        reached its limit (then the result is truncated)."""
+        key = visit_key(self.ir, self.stage, state, self.facts)
+        found = self.index.get(key)
         if found is not None:
             if parent is not None and parent != found:
-                edges.append((parent, found, via))
-            continue
-        if key in skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
-            continue
-        paddable = _paddable(state, facts)
-        if reduce and paddable and _dominated(spent_seen, key, spent):
-            continue
-        if len(result.nodes) >= limit:
-            result.truncated = True
-            break
-        node = len(result.nodes)
-        index[key] = node
-        result.nodes.append(Node(key, state, parent, via, paddable=paddable))
-        routes = routes or state.phase == "route"
+                self.edges.append((parent, found, via))  # type: ignore[arg-type]  # a parent comes with its move
+            return None
+        if key in self.skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
+            return None
+        paddable = _paddable(state, self.facts)
+        if self.reduce and paddable and _dominated(self.spent_seen, key, self.spent):
+            return None
+        nodes = self.result.nodes
+        if len(nodes) >= self.limit:
+            self.result.truncated = True
+            return None
+        node = self.index[key] = len(nodes)
+        nodes.append(Node(key, state, parent, via, paddable=paddable))
+        self.routes = self.routes or state.phase == "route"
         if parent is not None:
-            edges.append((parent, node, via))
-        for move in moves(ir, stage, state, facts):
-            settled_key = (move.kind, state.final_output, state.visit.point_cursor)
-            if reduce and move.kind in SETTLED and settled_key in settled:
-                exit_edges.append((node, move, settled[settled_key]))
-                continue
-            applied = apply(ir, stage, state, move, facts)
-            if applied is None:
-                if move.kind == "pad":
-                    result.endless = node if result.endless is None else result.endless
-                continue
-            move, pre, event, after, actions = applied
+            self.edges.append((parent, node, via))  # type: ignore[arg-type]
+        return node
+
+    def make(self, node: int, state: "RunState", move: Move) -> None:
+        """Make `move` from node `node` (`state`): record the exit it leaves the visit by, or
+        queue the state it reaches (past a run of repeats, when it starts a long one)."""
+        settled_key = (move.kind, state.final_output, state.visit.point_cursor)
+        if self.reduce and move.kind in SETTLED and settled_key in self.settled:
+            self.exit_edges.append((node, move, self.settled[settled_key]))
+            return
+        applied = apply(self.ir, self.stage, state, move, self.facts)
+        if applied is None:
             if move.kind == "pad":
-                result.nodes[node].pad_limit = pre.visit.iterations + 1
-            ended = ending(ir, stage, actions)
-            if ended is not None:
-                exit_key = (*ended, after.final_output, carried(after) if ended[0] == "edge" else None)
-                cause = "failure" if move.kind in FAILURES else "end"
-                number = exits.get((exit_key, cause))
-                if number is None:
-                    number = exits[(exit_key, cause)] = len(result.exits)
-                    result.exits.append(Exit(exit_key, after.final_output, node, move, pre, event, after, actions, cause=cause))
-                exit_edges.append((node, move, number))
-                if move.kind in SETTLED:
-                    settled[settled_key] = number
-            else:
-                jumped = runs.summarise(node, move, event, after) if pre is state else None
-                if jumped is ENDLESS_RUN:
-                    result.endless = node if result.endless is None else result.endless
-                    continue
-                if jumped is not None:
-                    skipped.add(visit_key(ir, stage, after, facts))
-                    move, after = jumped
-                counter += 1
-                heapq.heappush(heap, (after.visit.iterations, counter, after, node, move))
-    costs(result, edges, exit_edges, facts.gate_budget + 1 if routes else 0)
-    for explored in result.nodes:  # most of a visit's memory; nothing reads them any more
-        explored.state = None
-    return result
+                self.endless(node)
+            return
+        move, pre, event, after, actions = applied
+        if move.kind == "pad":
+            self.result.nodes[node].pad_limit = pre.visit.iterations + 1
+        ended = ending(self.ir, self.stage, actions)
+        if ended is not None:
+            number = self.leave(node, applied, ended)
+            if move.kind in SETTLED:
+                self.settled[settled_key] = number
+            return
+        jumped = self.runs.summarise(node, move, event, after) if pre is state else None
+        if jumped is ENDLESS_RUN:
+            self.endless(node)
+            return
+        if jumped is not None:
+            self.skipped.add(visit_key(self.ir, self.stage, after, self.facts))
+            move, after = jumped
+        self.pushed += 1
+        heapq.heappush(self.heap, (after.visit.iterations, self.pushed, after, node, move))
+
+    def leave(self, node: int, applied: Applied, ended: tuple) -> int:
+        """Record the exit `applied` (a move from `node`) leaves the visit by, as `ending`
+        showed it; its number."""
+        move, pre, event, after, actions = applied
+        exit_key = (*ended, after.final_output, carried(after) if ended[0] == "edge" else None)
+        cause = "failure" if move.kind in FAILURES else "end"
+        number = self.exit_numbers.get((exit_key, cause))
+        if number is None:
+            number = self.exit_numbers[(exit_key, cause)] = len(self.result.exits)
+            exit = Exit(exit_key, after.final_output, node, move, pre, event, after, actions, cause=cause)
+            self.result.exits.append(exit)
+        self.exit_edges.append((node, move, number))
+        return number
+
+    def endless(self, node: int) -> None:
+        """Plain work from `node` (padding, or a run of repeats) never ends the visit."""
+        if self.result.endless is None:
+            self.result.endless = node
 
 
 #: A step that adds the same counts as the RUN_JUMP explored states before it (one run of
