@@ -75,26 +75,75 @@ class _Lane:
     x: float = 0.0
 
 
+@dataclass(slots=True)
+class _Layout:
+    """Where everything goes."""
+
+    #: The stages, top to bottom, all `width` wide with their left edge at `x0`.
+    boxes: list[_Box]
+    x0: float
+    width: float
+    #: Arrows drawn straight down to the next box, by the number of the box they leave …
+    straight: dict[int, Arrow]
+    #: … and every other arrow in a lane, nearest the boxes first. Right lanes start at
+    #: `right_base`, left lanes (`left_lanes` of them) end at `x0`.
+    lanes: list[_Lane]
+    right_base: float
+    left_lanes: int
+    #: The entry stage's box, and whether the start marker sits above it (else to its left).
+    entry: int | None
+    start_above: bool
+
+
 def to_svg(d: Drawing) -> str:
+    layout = _layout(d)
+    colors = sorted({arrow.color for arrow in d.arrows} | {"#2c3e50"})
+    markers = {color: f"bp-arrow{i}" for i, color in enumerate(colors)}
+    body = _lane_arrows(layout, markers) + _straight_arrows(layout, markers)
+    for box in layout.boxes:
+        body.extend(_box(box))
+    if layout.entry is not None:
+        body.extend(_start_marker(layout, markers["#2c3e50"]))
+    return "\n".join(_head(d, layout, markers) + body + ["</svg>"]) + "\n"
+
+
+def _layout(d: Drawing) -> _Layout:
     boxes = [_Box(node, node_lines(node)) for node in d.nodes]
     position = {box.node.id: i for i, box in enumerate(boxes)}
     width = max(max((_box_text_width(box.lines) + 2 * PAD for box in boxes), default=80), 140)
+    straight, lanes = _route(d.arrows, position)
+    entry = position.get(d.entry or "")
+    start_above = entry == 0
+    left_lanes = sum(1 for lane in lanes if lane.side == "left")
+    x0 = MARGIN + left_lanes * LANE_GAP + (40 if entry is not None and not start_above else 0)
+    top = MARGIN + (LINE_HEIGHT + 6 if d.title else 0) + (34 if start_above else 0)
+    _stack(boxes, straight, x0, top, width)
+    # Right lanes start past the labels of the straight arrows (which sit between the boxes).
+    straight_extent = min(max((_label_width(a) for a in straight.values()), default=0), STRAIGHT_LABEL_WIDTH)
+    right_base = max(x0 + width, x0 + width / 2 + 8 + straight_extent)
+    _place_lanes(lanes, boxes, x0, right_base)
+    return _Layout(boxes, x0, width, straight, lanes, right_base, left_lanes, entry, start_above)
+
+
+def _route(arrows: tuple[Arrow, ...], position: dict[str, int]) -> tuple[dict[int, Arrow], list[_Lane]]:
+    """The first arrow from each box to the next goes straight down; every other arrow gets a
+    lane, forward ones on the right, shorter ones nearer the boxes (so lanes cross as
+    little as possible)."""
     straight: dict[int, Arrow] = {}
     lanes: list[_Lane] = []
-    for arrow in d.arrows:
+    for arrow in arrows:
         a, b = position[arrow.source], position[arrow.target]
         if b == a + 1 and a not in straight:
             straight[a] = arrow
         else:
             lanes.append(_Lane(arrow, "right" if b > a else "left", a, b))
-    # Shorter arrows nearer the stages, so lanes cross as little as possible.
     lanes.sort(key=lambda lane: (abs(lane.target - lane.source), lane.source, lane.target))
+    return straight, lanes
 
-    entry_index = position.get(d.entry or "")
-    start_above = entry_index == 0  # else the start marker sits left of the entry stage
-    left_count = sum(1 for lane in lanes if lane.side == "left")
-    x0 = MARGIN + left_count * LANE_GAP + (40 if entry_index is not None and not start_above else 0)
-    y = MARGIN + (LINE_HEIGHT + 6 if d.title else 0) + (34 if start_above else 0)
+
+def _stack(boxes: list[_Box], straight: dict[int, Arrow], x0: float, top: float, width: float) -> None:
+    """Boxes top to bottom from `top`, with room between them for a straight arrow's label."""
+    y = top
     for i, box in enumerate(boxes):
         box.x, box.y, box.width = x0, y, width
         box.height = len(box.lines) * LINE_HEIGHT + 2 * PAD
@@ -103,9 +152,10 @@ def to_svg(d: Drawing) -> str:
             gap = max(gap, len(straight[i].label) * LABEL_LINE_HEIGHT + 16)
         y = box.bottom + gap
 
-    # Right lanes start past the labels of the straight arrows (which sit between the boxes).
-    straight_extent = min(max((_label_width(a) for a in straight.values()), default=0), STRAIGHT_LABEL_WIDTH)
-    right_base = max(x0 + width, x0 + width / 2 + 8 + straight_extent)
+
+def _place_lanes(lanes: list[_Lane], boxes: list[_Box], x0: float, right_base: float) -> None:
+    """Each lane's x, one LANE_GAP further out than the last on its side, and its ends'
+    ports on the boxes it joins."""
     counts = {"left": 0, "right": 0}
     for key, lane in enumerate(lanes):
         counts[lane.side] += 1
@@ -114,33 +164,41 @@ def to_svg(d: Drawing) -> str:
         boxes[lane.source].ports[lane.side].append(key)
         boxes[lane.target].ports[lane.side].append(key)
 
-    colors = sorted({arrow.color for arrow in d.arrows} | {"#2c3e50"})
-    markers = {color: f"bp-arrow{i}" for i, color in enumerate(colors)}
+
+def _lane_arrows(layout: _Layout, markers: dict[str, str]) -> list[str]:
+    """Each lane's arrow: out of its source box's side, along the lane, into its target's."""
     out: list[str] = []
-    for key, lane in enumerate(lanes):
+    boxes = layout.boxes
+    for key, lane in enumerate(layout.lanes):
         a, b = boxes[lane.source], boxes[lane.target]
-        edge_x = x0 + width if lane.side == "right" else x0
+        edge_x = layout.x0 + layout.width if lane.side == "right" else layout.x0
         ya, yb = a.port(lane.side, key), b.port(lane.side, key)
         if a is b:  # a loop: leave from the upper port, come back to the lower one
             ya, yb = a.y + a.height * 0.3, a.y + a.height * 0.7
         path = f"M {edge_x:.1f} {ya:.1f} H {lane.x:.1f} V {yb:.1f} H {edge_x:.1f}"
         out.append(_path(path, lane.arrow, markers))
         out.append(_lane_label(lane, ya, yb))
-    for i, arrow in straight.items():
-        a, b = boxes[i], boxes[i + 1]
-        cx = x0 + width / 2
+    return out
+
+
+def _straight_arrows(layout: _Layout, markers: dict[str, str]) -> list[str]:
+    """Each straight arrow down the middle, its label beside it."""
+    out: list[str] = []
+    cx = layout.x0 + layout.width / 2
+    for i, arrow in layout.straight.items():
+        a, b = layout.boxes[i], layout.boxes[i + 1]
         out.append(_path(f"M {cx:.1f} {a.bottom:.1f} V {b.y:.1f}", arrow, markers))
         lines = tuple(_fit(line, STRAIGHT_LABEL_WIDTH, LABEL_FONT_SIZE) for line in arrow.label)
         out.extend(_label(lines, cx + 8, a.bottom + 14, "start", arrow.color))
-    for box in boxes:
-        out.extend(_box(box))
-    if entry_index is not None:
-        out.extend(_start_marker(boxes[entry_index], start_above, x0, width, left_count, markers["#2c3e50"]))
+    return out
 
-    right_extent = max((lane.x for lane in lanes if lane.side == "right"), default=right_base)
+
+def _head(d: Drawing, layout: _Layout, markers: dict[str, str]) -> list[str]:
+    """The opening tag sized to the drawing, the arrow-head markers, the title."""
+    right_extent = max((lane.x for lane in layout.lanes if lane.side == "right"), default=layout.right_base)
     title_extent = MARGIN + text_width(visible(d.title), 14) * 1.1
     total_width = max(right_extent, title_extent) + MARGIN
-    total_height = (boxes[-1].bottom if boxes else MARGIN) + MARGIN
+    total_height = (layout.boxes[-1].bottom if layout.boxes else MARGIN) + MARGIN
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="stage-graph" width="{total_width:.0f}" '
         f'height="{total_height:.0f}" viewBox="0 0 {total_width:.0f} {total_height:.0f}" role="img" '
@@ -157,7 +215,7 @@ def to_svg(d: Drawing) -> str:
         head.append(
             f'<text x="{MARGIN}" y="{MARGIN + 4}" font-size="14" font-weight="bold" fill="#2c3e50">{_text(d.title)}</text>'
         )
-    return "\n".join(head + out + ["</svg>"]) + "\n"
+    return head
 
 
 def _text(text: str) -> str:
@@ -205,13 +263,16 @@ def _label(lines: tuple[str, ...], x: float, y: float, anchor: str, color: str) 
     ]
 
 
-def _start_marker(box: _Box, above: bool, x0: float, width: float, left_lanes: int, marker: str) -> list[str]:
-    if above:
-        cx, cy = x0 + width / 2, box.y - 28
+def _start_marker(layout: _Layout, marker: str) -> list[str]:
+    """A dot with an arrow into the entry stage, from above it or from its left."""
+    assert layout.entry is not None
+    box = layout.boxes[layout.entry]
+    if layout.start_above:
+        cx, cy = layout.x0 + layout.width / 2, box.y - 28
         line = f"M {cx:.1f} {cy + 6:.1f} V {box.y:.1f}"
     else:
-        cx, cy = x0 - left_lanes * LANE_GAP - 26, box.y + 8
-        line = f"M {cx + 6:.1f} {cy:.1f} H {x0:.1f}"
+        cx, cy = layout.x0 - layout.left_lanes * LANE_GAP - 26, box.y + 8
+        line = f"M {cx + 6:.1f} {cy:.1f} H {layout.x0:.1f}"
     return [
         f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" fill="#2c3e50"/>',
         f'<path d="{line}" stroke="#2c3e50" stroke-width="1.5" fill="none" marker-end="url(#{marker})"/>',
