@@ -152,6 +152,47 @@ class Budgets:
         return self.normalize(stage, code, self.spent_mask(code))[0]
 
 
+#: Conditions whose edges are read only when a visit ends by them: an error or a dead end
+#: takes its edge (or fails the run) at once, so their targets' budgets change which exit
+#: the visit takes, never how the visit goes before it.
+ENDING_ONLY = frozenset({"error", "dead_end"})
+
+
+class TargetBudgets:
+    """Which of a stage's edge targets are within budget, for a visit-count code."""
+
+    def __init__(self, ir: "Blueprint", budgets: Budgets) -> None:
+        self.targets: dict[str, tuple[tuple[str, int | None], ...]] = {}
+        #: Per stage, which targets shape the visit (not only the edge it ends by).
+        self.shaping: dict[str, tuple[bool, ...]] = {}
+        position = budgets.position
+        for stage in ir.stages:
+            targets = [t for t in dict.fromkeys(edge.target for edge in stage.edges()) if ir.stage(t) is not None]
+            self.targets[stage.name] = tuple((t, position.get(t)) for t in targets)
+            conditions = {t: {e.condition for e in stage.edges() if e.target == t} for t in targets}
+            self.shaping[stage.name] = tuple(not conditions[t] <= ENDING_ONLY for t in targets)
+        self.open = {t: within_budget(ir, {}, t) for s in ir.stages for t, _ in self.targets[s.name]}
+        #: Per stage and target: (open when untracked, digit weight or 0, radix, spent count).
+        self.digits = {
+            name: tuple(
+                (self.open[t], 0, 1, 0)
+                if position is None
+                else (False, budgets.weights[position], budgets.spent[position] + 1, budgets.spent[position])
+                for t, position in targets
+            )
+            for name, targets in self.targets.items()
+        }
+
+    def shape(self, stage: str, pattern: tuple[bool, ...]) -> tuple[bool, ...]:
+        return tuple(p for p, shaping in zip(pattern, self.shaping[stage]) if shaping)
+
+    def pattern(self, stage: str, code: int) -> tuple[bool, ...]:
+        """For each target, whether it is within budget (its digit below the spent count)."""
+        return tuple(
+            opened if weight == 0 else (code // weight) % radix < spent for opened, weight, radix, spent in self.digits[stage]
+        )
+
+
 def _closure(own: list[int], adjacency: list[list[int]]) -> list[int]:
     """Per node, the OR of `own` over every node it reaches (itself included): strongly
     connected components in reverse topological order, each edge looked at once."""

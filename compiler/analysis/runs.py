@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.machine import start, step
-from ..runtime.policy import output_owed_anywhere, within_budget
+from ..runtime.policy import output_owed_anywhere
 from ..runtime.run import evolve
-from .budgets import Budgets
+from .budgets import ENDING_ONLY, Budgets, TargetBudgets
 from .visit import carried, ending, explore_visit
 from .visit_graph import Exit, VisitResult
 
@@ -171,7 +171,7 @@ class _Exploration:
     def __init__(self, graph: RunGraph, reduce: bool) -> None:
         self.graph = graph
         self.reduce = reduce
-        self.table = _BudgetTable(graph.ir, graph)
+        self.table = TargetBudgets(graph.ir, graph.budgets)
         #: Per (stage, output, carried): the run states entering the stage with them, by
         #: visit-count code (`ExitStep.entered`).
         self.entering: dict[tuple, dict[int, int]] = {}
@@ -310,49 +310,6 @@ class _Exploration:
 def budgeted_counts(ir: "Blueprint", stage: str, visits: dict[str, int]) -> int:
     """The visit-count code a run state at `stage`'s entry keeps, for a runner's visit map."""
     return Budgets(ir).key_counts(stage, visits)
-
-
-#: Conditions whose edges are read only when a visit ends by them: an error or a dead end
-#: takes its edge (or fails the run) at once, so their targets' budgets change which exit
-#: the visit takes, never how the visit goes before it.
-ENDING_ONLY = frozenset({"error", "dead_end"})
-
-
-class _BudgetTable:
-    """Which of a stage's edge targets are within budget, for a visit-count code."""
-
-    def __init__(self, ir: "Blueprint", graph: RunGraph) -> None:
-        self.graph = graph
-        self.targets: dict[str, tuple[tuple[str, int | None], ...]] = {}
-        #: Per stage, which targets shape the visit (not only the edge it ends by).
-        self.shaping: dict[str, tuple[bool, ...]] = {}
-        position = graph.budgets.position
-        for stage in ir.stages:
-            targets = [t for t in dict.fromkeys(edge.target for edge in stage.edges()) if ir.stage(t) is not None]
-            self.targets[stage.name] = tuple((t, position.get(t)) for t in targets)
-            conditions = {t: {e.condition for e in stage.edges() if e.target == t} for t in targets}
-            self.shaping[stage.name] = tuple(not conditions[t] <= ENDING_ONLY for t in targets)
-        self.open = {t: within_budget(ir, {}, t) for s in ir.stages for t, _ in self.targets[s.name]}
-        #: Per stage and target: (open when untracked, digit weight or 0, radix, spent count).
-        budgets = graph.budgets
-        self.digits = {
-            name: tuple(
-                (self.open[t], 0, 1, 0)
-                if position is None
-                else (False, budgets.weights[position], budgets.spent[position] + 1, budgets.spent[position])
-                for t, position in targets
-            )
-            for name, targets in self.targets.items()
-        }
-
-    def shape(self, stage: str, pattern: tuple[bool, ...]) -> tuple[bool, ...]:
-        return tuple(p for p, shaping in zip(pattern, self.shaping[stage]) if shaping)
-
-    def pattern(self, stage: str, code: int) -> tuple[bool, ...]:
-        """For each target, whether it is within budget (its digit below the spent count)."""
-        return tuple(
-            opened if weight == 0 else (code // weight) % radix < spent for opened, weight, radix, spent in self.digits[stage]
-        )
 
 
 def _rerouted(graph: RunGraph, base: VisitResult, node: int) -> VisitResult | None:
