@@ -96,6 +96,7 @@ class _Layout:
 
 
 def to_svg(d: Drawing) -> str:
+    """`d` as a self-contained SVG document (the layout is described above)."""
     layout = _layout(d)
     colors = sorted({arrow.color for arrow in d.arrows} | {"#2c3e50"})
     markers = {color: f"bp-arrow{i}" for i, color in enumerate(colors)}
