@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
+from .records import dataclass
 
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
@@ -220,11 +221,11 @@ def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
 
 def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
     """`patterns` unchanged when each is a gitignore-style pattern; else `ConfigError`."""
-    from .ignore import compile_patterns
+    from .ignore import check_patterns
 
     patterns = tuple(patterns)
     try:
-        compile_patterns(patterns)
+        check_patterns(patterns)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     return patterns

@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable, Iterable
+
+from .records import dataclass
 
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides
 
 #: A pattern that is a plain name (no glob character, no slash, no negation, no escape).
 _PLAIN = re.compile(r"[^*?\[\]\\/!#\s]+")
+#: Plain names joined by slashes (`/tests/`, `agents/old/`): git reads every such line.
+_PLAIN_PATH = re.compile(r"/*[^*?\[\]\\/!#\s]+(?:/+[^*?\[\]\\/!#\s]+)*/*")
 #: Matches a folder or file name; built for plain names without importing pathspec.
 Matcher = Callable[[str], bool]
 
@@ -58,6 +62,14 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
         else:
             compiled.append((line, pattern.include, _git_matcher(pattern.regex)))
     return compiled
+
+
+def check_patterns(lines: Iterable[str]) -> None:
+    """`ValueError` naming the first line git rejects. Lines of plain names and slashes are
+    always read, so only the others are compiled (pathspec is slow to import)."""
+    others = [line for line in lines if not _PLAIN_PATH.fullmatch(line)]
+    if others:
+        compile_patterns(others)
 
 
 def _git_matcher(regex: "re.Pattern[str]") -> Matcher:
@@ -298,4 +310,4 @@ def _is_below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-__all__ = ["PathFilter", "PatternSet", "compile_patterns"]
+__all__ = ["PathFilter", "PatternSet", "check_patterns", "compile_patterns"]

@@ -289,14 +289,16 @@ def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = F
 
 
 def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
-    """The fixable findings of every result, with their edits (as `--fix` would make them)."""
-    from ..fix import fixable_codes
-    from ..fix.edits import fixes_for
+    """The fixable findings of every result, with their edits (as `--fix` would make them).
+    The fixing engine is imported only for a result with a fixable finding."""
+    from ..rules.registry import REGISTRY
 
-    codes = fixable_codes()
+    codes = {rule.code for rule in REGISTRY.load().rules.values() if rule.fixable}
     fixes: dict["Diagnostic", "Fix"] = {}
     for result in results:
         if any(d.code in codes for d in result.diagnostics):
+            from ..fix.edits import fixes_for
+
             fixes.update(fixes_for(result, settings[result.path]))
     return fixes
 

@@ -12,10 +12,11 @@ import os
 from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
+from ..records import dataclass
 from ..rules.registry import SYNTAX
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.

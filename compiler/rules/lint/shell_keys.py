@@ -18,7 +18,9 @@ folds into a key) follows the reference's `shell_keys` module; the code is ours.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ...records import dataclass
 
 KEY_PREFIX = "shell:"
 

@@ -1,0 +1,109 @@
+"""`dataclass` whose comparison, hashing, repr and frozen-assignment methods compile on first use.
+
+The standard decorator compiles each method it writes with `exec` (on Python 3.11 every
+method separately), and that is most of what defining a dataclass costs: the ~66 classes on
+the `validate` path took about 29 ms of a ~100 ms run, nearly two thirds of it for methods a
+run of `blueprint validate` never calls (`__repr__`, `__setattr__`/`__delattr__` that only
+raise on a frozen record, `__eq__`/`__hash__` of records nobody compares). This decorator is
+`dataclasses.dataclass`; while it runs, the standard helper that compiles a method
+(`dataclasses._create_fn`) hands those methods out as stubs that, called the first time, ask
+the same helper with the same arguments for the real method, put it on the class and call
+it. `__init__` compiles at once. So the methods are the standard ones, built from the same
+source with the same values, only later (tests/test_records.py checks that against
+`dataclasses.dataclass`).
+
+Where the standard module does not have that helper (Python 3.13 builds methods another way)
+this is `dataclasses.dataclass` itself. Type checkers see `dataclasses.dataclass`.
+"""
+
+import dataclasses
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+__all__ = ["dataclass"]
+
+_standard_create_fn: "Callable[..., Any] | None" = getattr(dataclasses, "_create_fn", None)
+#: Methods a record may never need; `__init__` is not one of them.
+DEFERRED = frozenset({"__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__", "__gt__",
+                      "__ge__"})
+#: Held while `dataclasses._create_fn` is replaced, so one class at a time defers its methods.
+_lock = threading.Lock()
+_deferring: "dict[str, Any]" = {"thread": None, "stubs": []}
+
+
+class _Deferred:
+    """What the stub of one method needs: the helper's arguments, then the class and the
+    real method once known."""
+
+    __slots__ = ("arguments", "owner", "real", "stub")
+
+    def __init__(self, arguments: "dict[str, Any]") -> None:
+        self.arguments = arguments
+        self.owner: "type | None" = None
+        self.real: "Callable[..., Any] | None" = None
+        self.stub: "Callable[..., Any] | None" = None
+
+    def resolve(self) -> "Callable[..., Any]":
+        real = self.real
+        if real is None:
+            real = self.real = _standard_create_fn(**self.arguments)  # type: ignore[misc]
+            owner = self.owner
+            if owner is not None:
+                real.__qualname__ = f"{owner.__qualname__}.{real.__name__}"
+                name = real.__name__
+                if vars(owner).get(name) is self.stub:  # a repr stub sits inside its recursion guard
+                    type.__setattr__(owner, name, real)
+        return real
+
+
+def _stub(deferred: _Deferred, name: str) -> "Callable[..., Any]":
+    def stub(self, *args):  # type: ignore[no-untyped-def]
+        return deferred.resolve()(self, *args)
+
+    stub.__name__ = name
+    stub.__qualname__ = name
+    deferred.stub = stub
+    return stub
+
+
+def _create_fn(name, args, body, *, globals=None, locals=None, return_type=dataclasses.MISSING):  # type: ignore[no-untyped-def]
+    """Stands in for the standard helper while a class is made: a stub for a deferred
+    method, the standard result for anything else (and for any other thread)."""
+    if name not in DEFERRED or _deferring["thread"] != threading.get_ident():
+        return _standard_create_fn(  # type: ignore[misc]
+            name, args, body, globals=globals, locals=locals, return_type=return_type
+        )
+    deferred = _Deferred(
+        {"name": name, "args": args, "body": body, "globals": globals, "locals": locals, "return_type": return_type}
+    )
+    _deferring["stubs"].append(deferred)
+    return _stub(deferred, name)
+
+
+def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
+    if _standard_create_fn is None or not _lock.acquire(blocking=False):  # another thread is at it
+        return dataclasses.dataclass(cls, **options)  # type: ignore[no-any-return]
+    try:
+        _deferring["thread"], _deferring["stubs"] = threading.get_ident(), []
+        dataclasses._create_fn = _create_fn  # type: ignore[attr-defined]
+        try:
+            made: type = dataclasses.dataclass(cls, **options)
+        finally:
+            dataclasses._create_fn = _standard_create_fn  # type: ignore[attr-defined]
+            stubs, _deferring["thread"], _deferring["stubs"] = _deferring["stubs"], None, []
+    finally:
+        _lock.release()
+    for deferred in stubs:
+        deferred.owner = made
+    return made
+
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+
+    def dataclass(cls=None, /, **options):
+        """`dataclasses.dataclass(cls, **options)`, its rarely used methods compiled on first use."""
+        if cls is None:
+            return lambda cls: _deferred_dataclass(cls, options)
+        return _deferred_dataclass(cls, options)
