@@ -17,15 +17,16 @@ this is `dataclasses.dataclass` itself. Type checkers see `dataclasses.dataclass
 """
 
 import dataclasses
+import inspect
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 __all__ = ["dataclass"]
 
 _standard_create_fn: "Callable[..., Any] | None" = getattr(dataclasses, "_create_fn", None)
-#: Methods a record may never need; `__init__` is not one of them.
-DEFERRED = frozenset({"__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__", "__gt__",
-                      "__ge__"})
+#: The methods compiled on first use (all the standard decorator writes).
+DEFERRED = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__",
+                      "__gt__", "__ge__"})
 #: Held while `dataclasses._create_fn` is replaced, so one class at a time defers its methods.
 _lock = threading.Lock()
 _deferring: "dict[str, Any]" = {"thread": None, "stubs": []}
@@ -57,8 +58,8 @@ class _Deferred:
 
 
 def _stub(deferred: _Deferred, name: str) -> "Callable[..., Any]":
-    def stub(self, *args):  # type: ignore[no-untyped-def]
-        return deferred.resolve()(self, *args)
+    def stub(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return deferred.resolve()(self, *args, **kwargs)
 
     stub.__name__ = name
     stub.__qualname__ = name
@@ -83,6 +84,7 @@ def _create_fn(name, args, body, *, globals=None, locals=None, return_type=datac
 def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
     if _standard_create_fn is None or not _lock.acquire(blocking=False):  # another thread is at it
         return dataclasses.dataclass(cls, **options)  # type: ignore[no-any-return]
+    had_doc = bool(getattr(cls, "__doc__", None))
     try:
         _deferring["thread"], _deferring["stubs"] = threading.get_ident(), []
         dataclasses._create_fn = _create_fn  # type: ignore[attr-defined]
@@ -95,7 +97,39 @@ def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
         _lock.release()
     for deferred in stubs:
         deferred.owner = made
+    if not had_doc:  # the standard decorator wrote the signature of a stub: write the real one
+        made.__doc__ = made.__name__ + _init_signature(made, stubs).replace(" -> None", "")
     return made
+
+
+def _init_signature(cls: type, stubs: "list[_Deferred]") -> str:
+    """`str(inspect.signature(cls))` for the standard `__init__`, read from the arguments the
+    decorator gave for it (`name:_type_name=_dflt_name`, `*`) without compiling it."""
+    init = next((d for d in stubs if d.arguments["name"] == "__init__"), None)
+    if init is None or vars(cls).get("__init__") is not init.stub:  # no generated __init__
+        return _signature_text(cls)
+    values = init.arguments["locals"] or {}
+    parameters = []
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for argument in init.arguments["args"][1:]:  # after self
+        if argument == "*":
+            kind = inspect.Parameter.KEYWORD_ONLY
+            continue
+        name, _, rest = argument.partition(":")
+        annotation, _, default = rest.partition("=")
+        if annotation not in values or (default and default not in values):  # not the expected form
+            return _signature_text(cls)
+        parameters.append(inspect.Parameter(
+            name, kind, annotation=values[annotation], default=values[default] if default else inspect.Parameter.empty
+        ))
+    return str(inspect.Signature(parameters, return_annotation=None))
+
+
+def _signature_text(cls: type) -> str:
+    try:
+        return str(inspect.signature(cls))
+    except (TypeError, ValueError):  # as the standard decorator: no signature, no text
+        return ""
 
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 import threading
 from typing import Any, Callable
@@ -154,3 +155,22 @@ def test_another_thread_gets_standard_methods_while_a_class_is_being_made() -> N
     assert method.__code__.co_name == "__eq__" and method(None, None) == 42
     both({"frozen": True}, fields_body)
     assert dataclasses._create_fn is records._standard_create_fn
+
+
+@pytest.mark.parametrize(
+    ("body", "args"),
+    [
+        (lambda: {"__annotations__": {}}, ()),
+        (lambda: {"__annotations__": {"seed": "dataclasses.InitVar[int]", "name": "str"}, "name": "n"}, (1,)),
+        (lambda: {"__annotations__": {"a": int, "b": "list[str]"}, "b": dataclasses.field(default_factory=list)}, (1,)),
+        (lambda: {"__annotations__": {"a": int}, "__init__": lambda self, a=1: object.__setattr__(self, "a", a)}, ()),
+    ],
+    ids=["no-fields", "init-var", "real-types", "own-init"],
+)
+def test_the_generated_docstring_and_signature_are_the_standard_ones(
+    body: Callable[[], dict[str, Any]], args: tuple[Any, ...]
+) -> None:
+    standard, deferred = both({"frozen": True}, body)
+    assert deferred.__doc__ == standard.__doc__
+    assert repr(deferred(*args)) == repr(standard(*args))  # compiles __init__
+    assert str(inspect.signature(deferred)) == str(inspect.signature(standard))
