@@ -1,19 +1,22 @@
-"""`dataclass` whose comparison, hashing, repr and frozen-assignment methods compile on first use.
+"""`dataclass` whose generated methods compile on first use: a cheaper start-up.
 
 The standard decorator compiles each method it writes with `exec` (on Python 3.11 every
 method separately), and that is most of what defining a dataclass costs: the ~66 classes on
-the `validate` path took about 29 ms of a ~100 ms run, nearly two thirds of it for methods a
-run of `blueprint validate` never calls (`__repr__`, `__setattr__`/`__delattr__` that only
-raise on a frozen record, `__eq__`/`__hash__` of records nobody compares). This decorator is
-`dataclasses.dataclass`; while it runs, the standard helper that compiles a method
-(`dataclasses._create_fn`) hands those methods out as stubs that, called the first time, ask
-the same helper with the same arguments for the real method, put it on the class and call
-it. `__init__` compiles at once. So the methods are the standard ones, built from the same
-source with the same values, only later (tests/test_records.py checks that against
-`dataclasses.dataclass`).
+the `validate` path took about 29 ms of a ~100 ms run, most of it for methods a run never
+calls (`__repr__`, `__setattr__`/`__delattr__` that only raise on a frozen record,
+`__eq__`/`__hash__` of records nobody compares, `__init__` of records a file does not use).
 
-Where the standard module does not have that helper (Python 3.13 builds methods another way)
-this is `dataclasses.dataclass` itself. Type checkers see `dataclasses.dataclass`.
+This decorator is `dataclasses.dataclass`. While it runs, the standard helper that compiles
+a method (`dataclasses._create_fn`) hands out stubs; called the first time, a stub asks that
+helper, with the same arguments, for the real method, puts it on the class and calls it. So
+the methods are the standard ones, built from the same source and values, only later. A
+class without a docstring gets the standard one (`Name(field: type = default, ...)`), written
+from the decorator's arguments instead of the compiled `__init__`. tests/test_records.py
+compares the classes of both decorators.
+
+Where the standard module has no such helper (Python 3.13 builds methods another way), or
+while another thread is making a class, this is `dataclasses.dataclass` itself. Type
+checkers see `dataclasses.dataclass`.
 """
 
 import dataclasses
@@ -24,6 +27,14 @@ from typing import TYPE_CHECKING, Any, Callable
 __all__ = ["dataclass"]
 
 _standard_create_fn: "Callable[..., Any] | None" = getattr(dataclasses, "_create_fn", None)
+
+
+def _standard(*args: Any, **kwargs: Any) -> Any:
+    """The standard helper (only called where it exists)."""
+    assert _standard_create_fn is not None
+    return _standard_create_fn(*args, **kwargs)
+
+
 #: The methods compiled on first use (all the standard decorator writes).
 DEFERRED = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__",
                       "__gt__", "__ge__"})
@@ -47,7 +58,7 @@ class _Deferred:
     def resolve(self) -> "Callable[..., Any]":
         real = self.real
         if real is None:
-            real = self.real = _standard_create_fn(**self.arguments)  # type: ignore[misc]
+            real = self.real = _standard(**self.arguments)
             owner = self.owner
             if owner is not None:
                 real.__qualname__ = f"{owner.__qualname__}.{real.__name__}"
@@ -58,7 +69,7 @@ class _Deferred:
 
 
 def _stub(deferred: _Deferred, name: str) -> "Callable[..., Any]":
-    def stub(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
         return deferred.resolve()(self, *args, **kwargs)
 
     stub.__name__ = name
@@ -67,13 +78,19 @@ def _stub(deferred: _Deferred, name: str) -> "Callable[..., Any]":
     return stub
 
 
-def _create_fn(name, args, body, *, globals=None, locals=None, return_type=dataclasses.MISSING):  # type: ignore[no-untyped-def]
+def _create_fn(
+    name: str,
+    args: "list[str]",
+    body: "list[str]",
+    *,
+    globals: "dict[str, Any] | None" = None,
+    locals: "dict[str, Any] | None" = None,
+    return_type: Any = dataclasses.MISSING,
+) -> Any:
     """Stands in for the standard helper while a class is made: a stub for a deferred
     method, the standard result for anything else (and for any other thread)."""
     if name not in DEFERRED or _deferring["thread"] != threading.get_ident():
-        return _standard_create_fn(  # type: ignore[misc]
-            name, args, body, globals=globals, locals=locals, return_type=return_type
-        )
+        return _standard(name, args, body, globals=globals, locals=locals, return_type=return_type)
     deferred = _Deferred(
         {"name": name, "args": args, "body": body, "globals": globals, "locals": locals, "return_type": return_type}
     )
@@ -83,15 +100,16 @@ def _create_fn(name, args, body, *, globals=None, locals=None, return_type=datac
 
 def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
     if _standard_create_fn is None or not _lock.acquire(blocking=False):  # another thread is at it
-        return dataclasses.dataclass(cls, **options)  # type: ignore[no-any-return]
+        made: type = dataclasses.dataclass(cls, **options)
+        return made
     had_doc = bool(getattr(cls, "__doc__", None))
     try:
         _deferring["thread"], _deferring["stubs"] = threading.get_ident(), []
-        dataclasses._create_fn = _create_fn  # type: ignore[attr-defined]
+        vars(dataclasses)["_create_fn"] = _create_fn
         try:
-            made: type = dataclasses.dataclass(cls, **options)
+            made = dataclasses.dataclass(cls, **options)
         finally:
-            dataclasses._create_fn = _standard_create_fn  # type: ignore[attr-defined]
+            vars(dataclasses)["_create_fn"] = _standard_create_fn
             stubs, _deferring["thread"], _deferring["stubs"] = _deferring["stubs"], None, []
     finally:
         _lock.release()
@@ -110,7 +128,7 @@ def _init_signature(cls: type, stubs: "list[_Deferred]") -> str:
         return _signature_text(cls)
     values = init.arguments["locals"] or {}
     parameters = []
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    kind: inspect._ParameterKind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     for argument in init.arguments["args"][1:]:  # after self
         if argument == "*":
             kind = inspect.Parameter.KEYWORD_ONLY
