@@ -99,9 +99,11 @@ def _create_fn(
 
 
 def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
-    if _standard_create_fn is None or not _lock.acquire(blocking=False):  # another thread is at it
+    if _standard_create_fn is None:
         made: type = dataclasses.dataclass(cls, **options)
         return made
+    if not _lock.acquire(blocking=False):  # another class is being made: this one the standard way
+        return _standard_dataclass(cls, options)
     had_doc = bool(getattr(cls, "__doc__", None))
     try:
         _deferring["thread"], _deferring["stubs"] = threading.get_ident(), []
@@ -117,6 +119,21 @@ def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
         deferred.owner = made
     if not had_doc:  # the standard decorator wrote the signature of a stub: write the real one
         made.__doc__ = made.__name__ + _init_signature(made, stubs).replace(" -> None", "")
+    return made
+
+
+def _standard_dataclass(cls: type, options: "dict[str, Any]") -> type:
+    """`dataclasses.dataclass` while a deferring one is under way: in another thread the
+    stand-in helper already passes through; in this one (a class made while another is being
+    made) it is told to."""
+    if _deferring["thread"] != threading.get_ident():
+        made: type = dataclasses.dataclass(cls, **options)
+        return made
+    _deferring["thread"] = None
+    try:
+        made = dataclasses.dataclass(cls, **options)
+    finally:
+        _deferring["thread"] = threading.get_ident()
     return made
 
 

@@ -175,3 +175,23 @@ def test_the_generated_docstring_and_signature_are_the_standard_ones(
     assert deferred.__doc__ == standard.__doc__
     assert repr(deferred(*args)) == repr(standard(*args))  # compiles __init__
     assert str(inspect.signature(deferred)) == str(inspect.signature(standard))
+
+
+def test_a_record_made_while_another_is_being_made_is_a_standard_one() -> None:
+    """A class made while the decorator is busy with another in the same thread (here, from
+    inside the annotations the decorator reads) gets the standard decorator, whole."""
+    made: dict[str, type] = {}
+
+    class Reading(dict):  # type: ignore[type-arg]
+        def items(self):  # type: ignore[no-untyped-def]
+            inner = type("Inner", (), {"__annotations__": {"x": "int"}, "__module__": __name__})
+            made["inner"] = deferred_dataclass(frozen=True)(inner)
+            return super().items()
+
+    outer = deferred_dataclass(frozen=True)(
+        type("Outer", (), {"__annotations__": Reading({"a": "int"}), "__module__": __name__})
+    )
+    inner = made["inner"]
+    assert "x" in inner.__dict__["__init__"].__code__.co_varnames  # compiled at once, not a stub
+    assert inner.__doc__ == "Inner(x: 'int')" and outer.__doc__ == "Outer(a: 'int')"
+    assert inner(1) == inner(1) and outer(2) == outer(2) and repr(inner(1)) == "Inner(x=1)"
