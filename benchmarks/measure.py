@@ -116,6 +116,23 @@ def _cached_bytecode_env(cache: str) -> dict[str, str]:
     return env
 
 
+def _interleaved(
+    commands: dict[str, list[str]], env: dict[str, str], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Wall times of each command over `repeat` rounds, the commands taking turns, after an
+    untimed round that warms the bytecode cache; and each command's exit code."""
+    samples: dict[str, list[float]] = {key: [] for key in commands}
+    codes = {}
+    for i in range(repeat + 1):
+        for key, command in commands.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True)
+            if i:
+                samples[key].append(time.perf_counter() - start)
+            codes[key] = done.returncode
+    return samples, codes
+
+
 def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
     """`blueprint validate FILE` vs `check-jsonschema` on the same file, wall time, interleaved."""
     peer = _tool("check-jsonschema")
@@ -132,15 +149,7 @@ def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
         env = _cached_bytecode_env(cache)  # for both tools
         rows = []
         for label, path in (("a valid blueprint", blueprint), ("a blueprint with schema errors", invalid)):
-            samples: dict[str, list[float]] = {"ours": [], "theirs": []}
-            codes = {}
-            for i in range(repeat + 1):
-                for key, command in (("ours", ours), ("theirs", theirs)):
-                    start = time.perf_counter()
-                    done = subprocess.run([*command, str(path)], env=env, capture_output=True)
-                    if i:  # the first round only warms the bytecode cache
-                        samples[key].append(time.perf_counter() - start)
-                    codes[key] = done.returncode
+            samples, codes = _interleaved({"ours": [*ours, str(path)], "theirs": [*theirs, str(path)]}, env, repeat)
             mine, peer_s = statistics.median(samples["ours"]), statistics.median(samples["theirs"])
             ratio = mine / peer_s
             valid = path is blueprint
@@ -164,17 +173,8 @@ def startup_row(blueprint: Path, repeat: int) -> Row:
     with cached bytecode, interleaved: what start-up adds to reading the file."""
     ours = _blueprint("validate", str(blueprint))
     baseline = [sys.executable, "-c", "import sys, tomllib; tomllib.load(open(sys.argv[1], 'rb'))", str(blueprint)]
-    samples: dict[str, list[float]] = {"ours": [], "tomllib": []}
-    codes = {}
     with tempfile.TemporaryDirectory() as cache:
-        env = _cached_bytecode_env(cache)
-        for i in range(repeat + 1):
-            for key, command in (("ours", ours), ("tomllib", baseline)):
-                start = time.perf_counter()
-                done = subprocess.run(command, env=env, capture_output=True)
-                if i:  # the first round only warms the bytecode cache
-                    samples[key].append(time.perf_counter() - start)
-                codes[key] = done.returncode
+        samples, codes = _interleaved({"ours": ours, "tomllib": baseline}, _cached_bytecode_env(cache), repeat)
     mine, theirs = statistics.median(samples["ours"]), statistics.median(samples["tomllib"])
     ratio = mine / theirs
     return Row(
