@@ -138,26 +138,26 @@ def _standard_dataclass(cls: type, options: "dict[str, Any]") -> type:
 
 
 def _init_signature(cls: type, stubs: "list[_Deferred]") -> str:
-    """`str(inspect.signature(cls))` for the standard `__init__`, read from the arguments the
-    decorator gave for it (`name:_type_name=_dflt_name`, `*`) without compiling it."""
+    """`str(inspect.signature(cls))` for the standard `__init__`, written from the arguments
+    the decorator gave for it (`name:_type_name=_dflt_name`, `*`) without compiling it, as
+    `inspect.Signature` writes a signature: `name: annotation = default`, `*` before the
+    keyword-only ones."""
     init = next((d for d in stubs if d.arguments["name"] == "__init__"), None)
     if init is None or vars(cls).get("__init__") is not init.stub:  # no generated __init__
         return _signature_text(cls)
     values = init.arguments["locals"] or {}
-    parameters = []
-    kind: inspect._ParameterKind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    parts = []
     for argument in init.arguments["args"][1:]:  # after self
         if argument == "*":
-            kind = inspect.Parameter.KEYWORD_ONLY
+            parts.append("*")
             continue
         name, _, rest = argument.partition(":")
         annotation, _, default = rest.partition("=")
-        if annotation not in values or (default and default not in values):  # not the expected form
-            return _signature_text(cls)
-        parameters.append(inspect.Parameter(
-            name, kind, annotation=values[annotation], default=values[default] if default else inspect.Parameter.empty
-        ))
-    return str(inspect.Signature(parameters, return_annotation=None))
+        if not name.isidentifier() or annotation not in values or (default and default not in values):
+            return _signature_text(cls)  # not the form this reads
+        text = f"{name}: {inspect.formatannotation(values[annotation])}"
+        parts.append(f"{text} = {values[default]!r}" if default else text)
+    return f"({', '.join(parts)}) -> None"
 
 
 def _signature_text(cls: type) -> str:
