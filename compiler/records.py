@@ -105,6 +105,8 @@ def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
     if not _lock.acquire(blocking=False):  # another class is being made: this one the standard way
         return _standard_dataclass(cls, options)
     had_doc = bool(getattr(cls, "__doc__", None))
+    if not had_doc:  # written below, from the arguments of __init__ (the stub's signature is not it)
+        cls.__doc__ = cls.__name__
     try:
         _deferring["thread"], _deferring["stubs"] = threading.get_ident(), []
         vars(dataclasses)["_create_fn"] = _create_fn
@@ -117,7 +119,7 @@ def _deferred_dataclass(cls: type, options: "dict[str, Any]") -> type:
         _lock.release()
     for deferred in stubs:
         deferred.owner = made
-    if not had_doc:  # the standard decorator wrote the signature of a stub: write the real one
+    if not had_doc:
         made.__doc__ = made.__name__ + _init_signature(made, stubs).replace(" -> None", "")
     return made
 
@@ -172,7 +174,7 @@ if TYPE_CHECKING:
 else:
 
     def dataclass(cls=None, /, **options):
-        """`dataclasses.dataclass(cls, **options)`, its rarely used methods compiled on first use."""
+        """`dataclasses.dataclass(cls, **options)`, its generated methods compiled on first use."""
         if cls is None:
             return lambda cls: _deferred_dataclass(cls, options)
         return _deferred_dataclass(cls, options)
