@@ -24,7 +24,7 @@ import inspect
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
-__all__ = ["dataclass"]
+__all__ = ["compile_now", "dataclass"]
 
 _standard_create_fn: "Callable[..., Any] | None" = getattr(dataclasses, "_create_fn", None)
 
@@ -74,8 +74,18 @@ def _stub(deferred: _Deferred, name: str) -> "Callable[..., Any]":
 
     stub.__name__ = name
     stub.__qualname__ = name
+    stub.__deferred__ = deferred  # type: ignore[attr-defined]
     deferred.stub = stub
     return stub
+
+
+def compile_now(cls: type) -> None:
+    """Compile every method of `cls` still waiting for its first use (tests; a process about
+    to fork many workers)."""
+    for value in list(vars(cls).values()):
+        deferred = getattr(getattr(value, "__wrapped__", value), "__deferred__", None)
+        if isinstance(deferred, _Deferred):
+            deferred.resolve()
 
 
 def _create_fn(

@@ -195,3 +195,28 @@ def test_a_record_made_while_another_is_being_made_is_a_standard_one() -> None:
     assert "x" in inner.__dict__["__init__"].__code__.co_varnames  # compiled at once, not a stub
     assert inner.__doc__ == "Inner(x: 'int')" and outer.__doc__ == "Outer(a: 'int')"
     assert inner(1) == inner(1) and outer(2) == outer(2) and repr(inner(1)) == "Inner(x=1)"
+
+
+RECORD_MODULES = [
+    "compiler.ir.model", "compiler.diagnostics", "compiler.config", "compiler.pipeline", "compiler.parse.source",
+    "compiler.installation", "compiler.graph.model", "compiler.suppress", "compiler.parse.positions",
+]
+
+
+def test_the_projects_records_carry_the_standard_docstring() -> None:
+    """Every record on the validate path without a docstring of its own has the one the
+    standard decorator writes: its name and the signature of its (compiled) `__init__`."""
+    import importlib
+
+    checked = 0
+    for module_name in RECORD_MODULES:
+        module = importlib.import_module(module_name)
+        for cls in vars(module).values():
+            if not (isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module_name):
+                continue
+            if not (cls.__doc__ or "").startswith(f"{cls.__name__}("):
+                continue  # a docstring of its own
+            records.compile_now(cls)
+            assert cls.__doc__ == cls.__name__ + str(inspect.signature(cls)).replace(" -> None", ""), cls
+            checked += 1
+    assert checked >= 20  # the IR model alone has more
