@@ -207,9 +207,10 @@ class PathFilter:
         if config is None:
             sets = [self._defaults]
         else:
-            sets = self._by_config.get(id(config))
-            if sets is None:
-                sets = self._by_config[id(config)] = _config_sets(config)
+            cached = self._by_config.get(id(config))
+            if cached is None:
+                cached = self._by_config[id(config)] = _config_sets(config)
+            sets = cached
         return sets + [self._command_line] if self._command_line is not None else sets
 
     def _gitignore_on(self, config: "FileConfig | None") -> bool:

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from ..runtime.machine import step
 from ..runtime.run import evolve
@@ -183,7 +183,13 @@ class EventRuns(Sequence["Event"]):
     def __len__(self) -> int:
         return self.total
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         if index < 0:

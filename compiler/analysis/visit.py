@@ -396,8 +396,8 @@ def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts:
     pending = events(move, ir, stage, state, facts)
     if not pending:
         return None
-    before, actions = state, ()
-    after = state
+    actions: tuple[Action, ...] = ()
+    before = after = state
     for event in pending:
         before = after
         after, produced = step(ir, before, event)

@@ -43,7 +43,11 @@ from .common import (
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..analysis.core import Analysis
+    from ..diagnostics import Diagnostic
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
 
 #: Lint codes that explain an edge no run takes: such an edge is not reported twice.
@@ -357,7 +361,7 @@ def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int,
     return "\n\n".join(blocks) + "\n"
 
 
-def json_entry(item: Checked, fixes: dict | None) -> dict:
+def json_entry(item: Checked, fixes: "Mapping[Diagnostic, Fix] | None") -> dict:
     """A file's entry in the JSON report: the `validate` entry with an `analysis` object
     (`fixes`: its fixable findings; None works them out with the default settings)."""
     from ..analysis.report import analysis_json

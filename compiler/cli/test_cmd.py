@@ -62,7 +62,7 @@ def command(
             continue
         outcome = run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
         if update and any(f.updatable for r in outcome.results for f in r.failures):
-            text, changed = update_text(outcome.file.source.text, outcome.results)  # type: ignore[union-attr]
+            text, changed = update_text(outcome.file.source.text, outcome.results)
             try:
                 write_atomically(path, text.encode("utf-8"))
             except OSError as exc:

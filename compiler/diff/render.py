@@ -26,7 +26,7 @@ _RESET = "\x1b[0m"
 
 def totals(outcomes: Sequence[Outcome]) -> dict[str, int]:
     """Changes per class over every pair, and how many pairs were compared, changed or refused."""
-    out = {name: 0 for name in CLASSES}
+    out: dict[str, int] = {name: 0 for name in CLASSES}
     out.update(compared=0, changed=0, refused=0)
     for outcome in outcomes:
         if isinstance(outcome, Refused):

@@ -89,7 +89,11 @@ def symbols(ls: "BlueprintServer", document: "Document", analysis: "Analysis", p
     index = analysis.index
 
     def symbol(
-        name: str, detail: str | None, kind: types.SymbolKind, path: KeyPath, children: list[types.DocumentSymbol]
+        name: str,
+        detail: str | None,
+        kind: types.SymbolKind,
+        path: KeyPath,
+        children: list[types.DocumentSymbol | None],
     ) -> types.DocumentSymbol | None:
         key = index.key_span(path)
         extent = extents.get(path)

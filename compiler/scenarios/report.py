@@ -179,7 +179,7 @@ def _failure_json(failure: Failure) -> dict[str, Any]:
     }
 
 
-def json_document(outcomes: Sequence[FileOutcome], coverage: dict | None = None) -> dict[str, Any]:
+def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     files = []
     for outcome in outcomes:
         files.append({
@@ -203,5 +203,5 @@ def json_document(outcomes: Sequence[FileOutcome], coverage: dict | None = None)
     return document
 
 
-def render_json(outcomes: Sequence[FileOutcome], coverage: dict | None = None) -> str:
+def render_json(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]] | None = None) -> str:
     return json.dumps(json_document(outcomes, coverage), indent=2, ensure_ascii=True) + "\n"
