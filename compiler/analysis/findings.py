@@ -330,9 +330,9 @@ def _fix_for_a_stranded_end(stage: "Stage | None") -> str:
     """A fan-out stage that never fans out is let through to its own transitions, not to its
     merge stage: a normal edge to the merge stage keeps what the run gathered on the way."""
     merge = stage.fan_out.merge_stage if stage is not None and stage.mode == "fan_out" and stage.fan_out else None
-    if merge is None:
+    if stage is None or merge is None:
         return "give this stage an edge to the output stage"
-    name = stage.name  # type: ignore[union-attr]
+    name = stage.name
     return (
         f"give fan-out stage '{name}' a normal edge to its merge_stage '{merge}' "
         f"([stages.{name}.transitions.{merge}]), so a split that never calls fan_out still reaches it"

@@ -209,8 +209,9 @@ class ScenarioWriter:
         findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
         long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
         for finding in long:
+            assert finding.trace is not None
             echo_problem(
-                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "
                 f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
             )
         findings = [f for f in findings if f not in long]

@@ -223,7 +223,7 @@ def _value_occurrence(
     span = index.value_span(path)
     if span is None or span.line != span.end_line:
         return None  # a multi-line string names nothing worth pointing at
-    raw = analysis.result.source.line_text(span.line)[span.column - 1 : span.end_column - 1]  # type: ignore[union-attr]
+    raw = analysis.source.line_text(span.line)[span.column - 1 : span.end_column - 1]
     quote = raw[:1]
     if quote not in ("'", '"'):
         return None

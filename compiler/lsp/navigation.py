@@ -150,7 +150,7 @@ def _extents(analysis: "Analysis") -> dict[KeyPath, tuple[tuple[int, int], tuple
             for owner in owners:
                 known = offsets.get(owner)
                 offsets[owner] = pair if known is None else (min(known[0], pair[0]), max(known[1], pair[1]))
-    lines = analysis.result.source.lines  # type: ignore[union-attr]
+    lines = analysis.source.lines
     out = {}
     for owner, (start, end) in offsets.items():
         span = lines.span(start, end)
