@@ -269,7 +269,7 @@ def _read_patterns(path: str, base: str, cwd: str) -> PatternSet | None:
     shown = os.path.relpath(path, cwd) if _is_below(path, cwd) else path
     patterns = PatternSet(base, shown, lines)
     try:
-        patterns.compiled
+        patterns.compiled  # noqa: B018 - compiled now, so that a bad line is found here
     except ValueError:  # git skips a line it cannot read; so do we, by dropping the bad ones
         patterns = PatternSet(base, shown, tuple(line for line in lines if _valid(line)))
     return patterns

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 
 def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
@@ -25,7 +25,9 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
     for prefix in expected:
         assert any(name.startswith(prefix) for name in rows), f"no row {prefix!r}"
     for row in rows.values():
-        assert row["value"] > 0 and row["target"] and row["met"] in (True, False, None)
+        # A growth (memory over many edits) may be exactly nothing; every other figure is positive.
+        assert (row["value"] >= 0 if "growth" in row["target"] else row["value"] > 0), row
+        assert row["target"] and row["met"] in (True, False, None)
         assert row["name"] in done.stdout
     corpus = next(row for name, row in rows.items() if name.startswith("corpus:"))
     # Every input is a clean blueprint: the benchmark times the path a valid file takes.

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from compiler.cli.main import COMMANDS, cli
 from compiler.rules.registry import REGISTRY
-from helpers import ROOT
+from tests.helpers import ROOT
 
 
 def invoke(*args: str) -> Result:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.pipeline import validate_bytes
-from helpers import ROOT
+from tests.helpers import ROOT
 
 EXAMPLES = sorted((ROOT / "blueprints").rglob("*.leviath"))
 

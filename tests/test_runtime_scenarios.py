@@ -31,7 +31,7 @@ from compiler.runtime import (
 from compiler.runtime.ending import resolve
 from compiler.runtime.run import Run
 from compiler.runtime.state import Outcome
-from runtime.harness import C, Driver, blueprint
+from tests.runtime.harness import C, Driver, blueprint
 
 DEFAULT_NUDGE = "[System] You have tools available."
 

@@ -26,7 +26,7 @@ from compiler.runtime.policy import resolved_nudge
 from compiler.runtime.routing import DONE, match_reply
 from compiler.runtime.stuck import hottest_edit, stuck_reason
 from compiler.runtime.texts import interpolate
-from runtime.harness import Driver, blueprint
+from tests.runtime.harness import Driver, blueprint
 
 # --- routing answers (§4.4, S11) ----------------------------------------------------------------------
 
@@ -296,7 +296,7 @@ def test_odd_events_are_ignored_not_fatal():
     ir = blueprint("[stages.a]\n[stages.b]\n")
     state, _ = start(ir, 0)
     for odd in (None, 3, "text", InferenceFinished(text=5, tool_calls=[1, 2], now=float("nan"))):  # type: ignore[arg-type]
-        new, actions = step(ir, state, odd)  # type: ignore[arg-type]
+        new, _ = step(ir, state, odd)  # type: ignore[arg-type]
         assert new.stage in ("a", "b")
 
 

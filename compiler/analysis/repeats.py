@@ -170,7 +170,7 @@ class EventRuns(Sequence["Event"]):
     iteration) that never holds a run's copies, so a trace with 2**40 plain tool calls is
     a few objects."""
 
-    __slots__ = ("runs", "_ends")
+    __slots__ = ("_ends", "runs")
 
     def __init__(self, runs: "Iterable[Run]") -> None:
         self.runs: tuple[Run, ...] = tuple(runs)

@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..parse.source import read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
+from ..parse.source import read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    rule_docs_url,
-    default_max_iterations_option,
     installation_options,
+    rule_docs_url,
     rule_options,
     rule_overrides,
     settings_per_file,

@@ -85,7 +85,7 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:  # a usage error quotes arguments: show them safely
-            raise _visible_message(exc)
+            raise _visible_message(exc)  # noqa: B904 - the same exception, its message made visible
         except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:

@@ -88,7 +88,7 @@ def watch(paths: tuple[str, ...], overrides: "Overrides", run_once: Callable[[],
         changes = watchfiles.watch(
             *sorted(folders),
             watch_filter=lambda change, path: relevant(path)
-            or (change != watchfiles.Change.modified and (os.path.isdir(path) or path in folders)),
+            or (change != watchfiles.Change.modified and (os.path.isdir(path) or path in folders)),  # noqa: B023 - this watch ends when `folders` changes
             recursive=False,
             debounce=DEBOUNCE_MS,
             rust_timeout=DEBOUNCE_MS,

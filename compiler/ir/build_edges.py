@@ -13,7 +13,6 @@ from .build_values import (
     get_str,
     get_str_list,
     get_trimmed,
-    is_int,
     is_table,
     one_of,
 )

@@ -341,4 +341,4 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["Codec", "Invalid", "MINIMUMS", "NON_FINITE", "codec_for", "json_type"]
+__all__ = ["MINIMUMS", "NON_FINITE", "Codec", "Invalid", "codec_for", "json_type"]

@@ -362,16 +362,16 @@ def _outline(graph: "StageGraph", title: str) -> str:
     return outline(graph, title)
 
 
-def render(graph: "StageGraph", format: str, title: str = "") -> str:  # noqa: A002
+def render(graph: "StageGraph", format: str, title: str = "") -> str:
     """`graph` drawn in `format` (`mermaid`, `dot` or `text`)."""
     return FORMATS[format](graph, title)
 
 
 __all__ = [
-    "Arrow",
     "CONDITIONED",
-    "Drawing",
     "FORMATS",
+    "Arrow",
+    "Drawing",
     "Node",
     "drawing",
     "edge_label",

@@ -14,7 +14,7 @@ a restart never duplicates them.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from .state import Injection
 
@@ -134,7 +134,7 @@ class Fail:
     notes: tuple[Injection, ...] = ()
 
 
-Action = Union[RunInference, AskRoute, AskInteraction, AwaitChildren, AwaitWorkers, TakeEdge, Complete, Fail]
+Action = RunInference | AskRoute | AskInteraction | AwaitChildren | AwaitWorkers | TakeEdge | Complete | Fail
 
 ACTION_NAMES: dict[type, str] = {
     RunInference: "run_inference",

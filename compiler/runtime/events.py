@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Union, cast
+from typing import Any, Callable, cast
 
 #: Tool-call outcomes. Anything a tool did not do counts as not done: only `ok` can modify.
 OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")
@@ -134,21 +134,21 @@ class WorkspaceLost:
     now: float | None = None
 
 
-Event = Union[
-    InferenceFinished,
-    InferenceFailed,
-    RoutingAnswer,
-    RegionChanged,
-    Tick,
-    ChildStarted,
-    ChildFinished,
-    WorkersFinished,
-    InteractionAnswered,
-    Paused,
-    Resumed,
-    Cancel,
-    WorkspaceLost,
-]
+Event = (
+    InferenceFinished
+    | InferenceFailed
+    | RoutingAnswer
+    | RegionChanged
+    | Tick
+    | ChildStarted
+    | ChildFinished
+    | WorkersFinished
+    | InteractionAnswered
+    | Paused
+    | Resumed
+    | Cancel
+    | WorkspaceLost
+)
 
 #: Native NDJSON name → event class.
 EVENT_NAMES: dict[str, type[Event]] = {

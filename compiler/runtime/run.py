@@ -20,7 +20,6 @@ from .policy import holds, report_region
 from .state import Injection, Outcome, RunState, Visit
 from .tables import StageTable, tables
 
-
 T = TypeVar("T")
 
 

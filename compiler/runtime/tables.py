@@ -14,6 +14,7 @@ from functools import partial
 from typing import Mapping
 
 from ..ir.model import Blueprint, Edge, Stage
+from .actions import RouteOption
 from .policy import (
     advertises_modifying,
     modifying_tools,
@@ -23,7 +24,6 @@ from .policy import (
     stage_model,
     visible_regions,
 )
-from .actions import RouteOption
 from .routing import routing_prompt
 from .stuck import Limits
 from .stuck import limits as limits_of
@@ -39,24 +39,24 @@ class StageTable:
     """One stage's fixed answers (see the module docstring)."""
 
     __slots__ = (
-        "stage",
-        "cap",
-        "takes_default",
-        "by_condition",
-        "stuck",
-        "normal",
-        "has_normal",
-        "offered",
-        "tools",
-        "modifying",
+        "_routes",
         "advertises_modifying",
-        "visible",
-        "required",
+        "by_condition",
+        "cap",
+        "has_normal",
+        "hints",
+        "models",
+        "modifying",
+        "normal",
         "nudge",
         "nudge_text",
-        "models",
-        "hints",
-        "_routes",
+        "offered",
+        "required",
+        "stage",
+        "stuck",
+        "takes_default",
+        "tools",
+        "visible",
     )
 
     def __init__(self, ir: Blueprint, stage: Stage, limits: Mapping[str, int | None]) -> None:

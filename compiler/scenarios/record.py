@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from ..diagnostics import format_key
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.events import (
+    OUTCOMES,
     Cancel,
     ChildFinished,
     ChildStarted,
@@ -32,7 +33,6 @@ from ..runtime.events import (
     WorkspaceLost,
     event_to_dict,
 )
-from ..runtime.events import OUTCOMES
 from ..runtime.policy import SEARCH_TOOL, canonical_tool
 from ..runtime.replies import outcome_of
 from ..runtime.routing import match_reply

@@ -125,7 +125,7 @@ def check_unenforceable_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for region in layout.regions:
             if region.required and region.seed is None and region.name not in owed:
                 owed[region.name] = (stage, region)
-    for name, (stage, region) in owed.items():
+    for name, (stage, _region) in owed.items():
         if name in writers:
             continue
         yield ctx.report(
