@@ -1,9 +1,7 @@
 """runner.md §8, acceptance scenarios S01–S06: the text-only path and its nudge.
 
-Each `Driver.feed` also replays the event on the state read back from JSON, so every scenario
-checks persistence too. Where one of our documented deviations (docs/runner.md) changes the
-expected result, the test's docstring says which. (runner.md §8 lists S01–S34; each group of
-scenarios has its own file, `tests/test_runtime_*.py`.)
+Driven through `tests/runtime/harness.py`, whose `feed` checks persistence at every step; a
+documented deviation (docs/runner.md) is named in the test's docstring.
 """
 
 from __future__ import annotations
