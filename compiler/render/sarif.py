@@ -134,11 +134,11 @@ def artifact_uri(path: str, cwd: str | None = None) -> str:
 
 def information_uri() -> str | None:
     """The project's home page as declared in the installed package's metadata, if any."""
-    try:
-        from importlib.metadata import PackageNotFoundError, metadata
+    from importlib.metadata import PackageNotFoundError, metadata
 
+    try:
         entries = metadata(DISTRIBUTION).get_all("Project-URL") or []
-    except (ImportError, PackageNotFoundError):
+    except PackageNotFoundError:
         return None
     urls: dict[str, str] = {}
     for entry in entries:
