@@ -244,7 +244,10 @@ def test_placeholders_are_replaced_in_order_and_unknown_ones_kept():
 
 
 def test_state_json_round_trip_and_errors():
-    d = Driver(S := '[stages.a]\navailable_tools = ["write_file"]\n[stages.a.transitions.b]\ngate = { require_modifications = true }\n[stages.b]\n')
+    d = Driver(
+        '[stages.a]\navailable_tools = ["write_file"]\n'
+        "[stages.a.transitions.b]\ngate = { require_modifications = true }\n[stages.b]\n"
+    )
     d.region("conversation", 2, open_items=[("1", "x")])
     d.C(ToolCall("write_file", "a.py"))
     text = d.state.to_json()
@@ -255,7 +258,6 @@ def test_state_json_round_trip_and_errors():
                 '{"state_version": 1, "stage": "a", "iteration": true}'):
         with pytest.raises(StateError):
             RunState.from_json(bad)
-    assert S
 
 
 def test_state_json_is_canonical_whatever_the_key_order_of_its_input():
