@@ -12,7 +12,6 @@ import gc
 import os
 from dataclasses import field
 
-
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint

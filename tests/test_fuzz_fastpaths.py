@@ -24,8 +24,8 @@ from compiler.parse.toml import MAX_DEPTH, _within_limits
 from compiler.resources import load_schema
 from compiler.schema.precheck import compile_document, compile_schema, is_valid
 from compiler.schema.validator import inline_refs, iter_schema_errors
-from helpers import CORPUS, ROOT
-from test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
+from tests.helpers import CORPUS, ROOT
+from tests.test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
 
 REAL = [tomllib.loads(p.read_text(encoding="utf-8")) for p in SOURCES]
 #: The pre-check compiled from the schema with every reference inlined first (as it was built

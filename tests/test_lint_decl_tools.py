@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import assert_codes, run
 
 from compiler.config import Settings
 from compiler.pipeline import validate_bytes, validate_file
 from compiler.rules.lint.tool_catalog import CATALOG, canonical, script_tools, spellings
+from tests.helpers import assert_codes, run
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 TOOLS = Settings(

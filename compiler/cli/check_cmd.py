@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..parse.source import read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
+from ..parse.source import read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    rule_docs_url,
-    default_max_iterations_option,
     installation_options,
+    rule_docs_url,
     rule_options,
     rule_overrides,
     settings_per_file,
@@ -43,7 +43,11 @@ from .common import (
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..analysis.core import Analysis
+    from ..diagnostics import Diagnostic
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
 
 #: Lint codes that explain an edge no run takes: such an edge is not reported twice.
@@ -205,8 +209,9 @@ class ScenarioWriter:
         findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
         long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
         for finding in long:
+            assert finding.trace is not None
             echo_problem(
-                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "
                 f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
             )
         findings = [f for f in findings if f not in long]
@@ -357,7 +362,7 @@ def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int,
     return "\n\n".join(blocks) + "\n"
 
 
-def json_entry(item: Checked, fixes: dict | None) -> dict:
+def json_entry(item: Checked, fixes: "Mapping[Diagnostic, Fix] | None") -> dict:
     """A file's entry in the JSON report: the `validate` entry with an `analysis` object
     (`fixes`: its fixable findings; None works them out with the default settings)."""
     from ..analysis.report import analysis_json

@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, Callable
 
 import click
 
-from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
+from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..records import dataclass
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    default_max_iterations_option,
     installation_options,
     is_terminal,
     read_stdin,

@@ -15,13 +15,18 @@ from __future__ import annotations
 import math
 from dataclasses import field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from networkx import MultiDiGraph
 
 from ..records import dataclass
 
 Mode = Literal["autonomous", "interactive", "interactive_points", "fan_out", "output"]
 Condition = Literal["always", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]
 Transform = Literal["direct", "clear", "compact", "custom"]
+Policy = Literal["allow", "ask", "deny"]
+SeedRefresh = Literal["once", "each_stage"]
 RegionKind = Literal[
     "pinned",
     "sliding_window",
@@ -34,7 +39,7 @@ RegionKind = Literal[
     "custom",
 ]
 
-MODES: tuple[str, ...] = ("autonomous", "interactive", "interactive_points", "fan_out", "output")
+MODES: tuple[Mode, ...] = ("autonomous", "interactive", "interactive_points", "fan_out", "output")
 CONDITIONS: tuple[str, ...] = ("always", "error", "max_iterations", "llm_choice", "stuck", "dead_end")
 #: Conditions of edges a stage that ends normally may take (offered to routing).
 NORMAL_CONDITIONS: frozenset[str] = frozenset({"always", "llm_choice"})
@@ -133,7 +138,7 @@ class RegionSeed:
     rhai: str | None = None
     command: str | None = None
     tools: tuple[SeedToolCall, ...] = ()
-    refresh: Literal["once", "each_stage"] = "once"
+    refresh: SeedRefresh = "once"
     #: True for the seed a region named `task` gets without a `seed` key.
     implicit: bool = False
 
@@ -272,7 +277,7 @@ class Sandbox:
 class ToolPermission:
     tool: str
     #: Normalised to lower case (`allow`, `ask`, `deny`); the reference compares case-insensitively.
-    policy: Literal["allow", "ask", "deny"]
+    policy: Policy
 
 
 @dataclass(frozen=True)
@@ -596,7 +601,7 @@ class Blueprint:
         return any(s.transitions is not None for s in self.stages)
 
     @cached_property
-    def graph(self):  # -> networkx.MultiDiGraph
+    def graph(self) -> MultiDiGraph[str]:
         """The stage graph as a networkx `MultiDiGraph` (see docs/graph.md); networkx loads here."""
         from ..graph.nx import to_networkx
 

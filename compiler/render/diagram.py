@@ -145,7 +145,7 @@ def drawing(graph: "StageGraph", title: str = "", hint_width: int = HINT_WIDTH) 
 
 
 def stage_details(stage: "Stage") -> tuple[str, ...]:
-    details = [stage.mode]
+    details: list[str] = [stage.mode]
     if stage.max_revisits is not None:
         details.append(f"max_revisits {stage.max_revisits}")
     return (" · ".join(details),)
@@ -362,16 +362,16 @@ def _outline(graph: "StageGraph", title: str) -> str:
     return outline(graph, title)
 
 
-def render(graph: "StageGraph", format: str, title: str = "") -> str:  # noqa: A002
+def render(graph: "StageGraph", format: str, title: str = "") -> str:
     """`graph` drawn in `format` (`mermaid`, `dot` or `text`)."""
     return FORMATS[format](graph, title)
 
 
 __all__ = [
-    "Arrow",
     "CONDITIONED",
-    "Drawing",
     "FORMATS",
+    "Arrow",
+    "Drawing",
     "Node",
     "drawing",
     "edge_label",

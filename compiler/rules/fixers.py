@@ -18,7 +18,7 @@ the original document as the fixed file must read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, TypeVar
 
 from ..records import dataclass
 
@@ -103,6 +103,6 @@ class LineFix(_Titled):
     meant: Meaning | None = None
 
 
-Fixer = Union[KeyFix, LineFix]
+Fixer = KeyFix | LineFix
 
 __all__ = ["Fixer", "KeyEdits", "KeyFix", "LineEdits", "LineFix", "Meaning", "Unfixable"]

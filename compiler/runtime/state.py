@@ -196,7 +196,7 @@ def flags_report(state: RunState) -> dict[str, Any]:
     """The flags as a host records them, with the two computed at the end of a run."""
     flags = state.flags
     produced = state.final_output is not None
-    out = _encode(flags)
+    out: dict[str, Any] = _encode(flags)
     out["produced_output"] = produced
     out["empty_output"] = (
         state.terminal and flags.modified_file_count == 0 and not produced and not flags.no_output_tools

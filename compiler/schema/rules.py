@@ -17,7 +17,6 @@ from ..rules.fixers import KeyEdits, KeyFix
 from ..rules.registry import DEFAULT, SCHEMA
 from ..rules.snippets import stage as declared
 
-
 #: The examples of this family show the whole file, [agent] table included.
 _AGENT = '[agent]\nname = "t"\n\n'
 

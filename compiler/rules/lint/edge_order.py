@@ -17,9 +17,9 @@ from ...ir.model import Blueprint, Edge, Stage
 from ..common import edge_path, quoted
 from ..context import RuleContext
 from ..registry import LINT
-from .budgets import CONDITIONED
 from ..snippets import blueprint as _blueprint
 from ..snippets import stage as declared
+from .budgets import CONDITIONED
 
 AMBIGUOUS_EDGE_ORDER = LINT.define(
     "ambiguous-edge-order",

@@ -18,7 +18,6 @@ from ..registry import LINT
 from ..snippets import blueprint as _blueprint
 from ..snippets import stage as declared
 
-
 UNREACHABLE_STAGE = LINT.define(
     "unreachable-stage",
     severity="warning",

@@ -15,9 +15,9 @@ from ...installation import CLOSED_PROVIDERS, LeviathConfig, ModelCatalog, load_
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
 from ..registry import LINT
-from ..structure.read_paths import entry_problem
 from ..snippets import blueprint as _blueprint
 from ..snippets import stage as declared
+from ..structure.read_paths import entry_problem
 
 _CONFIG = (
     "Runs only when you name your Leviath config.toml: `--leviath-config PATH`, or "

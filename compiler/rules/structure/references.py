@@ -116,6 +116,6 @@ def check_worker_opt_in(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "set allow_as_worker = true",
                 stage_path(stage.name) + ("worker_stage",),
                 anchor="value",
-                fix=f"set allow_as_worker = true in {header(stage_path(name))}",
-                related=[(f"stage '{name}' is declared here", stage_path(name))],
+                fix=f"set allow_as_worker = true in {header(stage_path(worker.name))}",
+                related=[(f"stage '{name}' is declared here", stage_path(worker.name))],
             )

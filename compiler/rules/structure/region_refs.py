@@ -200,7 +200,7 @@ def check_layout_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for region in layout.regions:
             source = region.source_region
             written = isinstance(ctx.raw(prefix + (region.name, "source_region"), None), str)
-            if region.kind == "compact_history" and written and source not in known:
+            if region.kind == "compact_history" and written and source is not None and source not in known:
                 yield _unknown(
                     ctx,
                     source,
