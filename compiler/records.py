@@ -36,8 +36,9 @@ def _standard(*args: Any, **kwargs: Any) -> Any:
 
 
 #: The methods compiled on first use (all the standard decorator writes).
-DEFERRED = frozenset({"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__",
-                      "__gt__", "__ge__"})
+DEFERRED = frozenset(
+    {"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__le__", "__gt__", "__ge__"}
+)
 #: Held while `dataclasses._create_fn` is replaced, so one class at a time defers its methods.
 _lock = threading.Lock()
 _deferring: "dict[str, Any]" = {"thread": None, "stubs": []}

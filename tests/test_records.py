@@ -122,7 +122,10 @@ def test_a_subclass_of_a_deferred_record_gets_its_own_methods() -> None:
         size: int = 0
 
     assert Child("a", 1) == Child("a", 1) != Base("a")
-    assert repr(Child("a", 1)) == "test_a_subclass_of_a_deferred_record_gets_its_own_methods.<locals>.Child(name='a', size=1)"
+    assert (
+        repr(Child("a", 1))
+        == "test_a_subclass_of_a_deferred_record_gets_its_own_methods.<locals>.Child(name='a', size=1)"
+    )
     assert hash(Child("a", 1)) == hash(("a", 1))
 
 
@@ -198,8 +201,15 @@ def test_a_record_made_while_another_is_being_made_is_a_standard_one() -> None:
 
 
 RECORD_MODULES = [
-    "compiler.ir.model", "compiler.diagnostics", "compiler.config", "compiler.pipeline", "compiler.parse.source",
-    "compiler.installation", "compiler.graph.model", "compiler.suppress", "compiler.parse.positions",
+    "compiler.ir.model",
+    "compiler.diagnostics",
+    "compiler.config",
+    "compiler.pipeline",
+    "compiler.parse.source",
+    "compiler.installation",
+    "compiler.graph.model",
+    "compiler.suppress",
+    "compiler.parse.positions",
 ]
 
 

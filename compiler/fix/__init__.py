@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..records import dataclass
 from ..config import DEFAULT_SETTINGS, Settings
+from ..records import dataclass
 from ..rules.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
 from .toml_edits import apply_key_fixes

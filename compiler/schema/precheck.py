@@ -106,7 +106,7 @@ def _reference(node: dict[str, Any]) -> Check | None:
         open_.add(name)
         compiled[name] = compile_schema(definitions[name])
         open_.discard(name)
-    return compiled[name]  # type: ignore[no-any-return]
+    return compiled[name]
 
 
 def is_valid(document: Any) -> bool:
