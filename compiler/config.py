@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
-from .records import dataclass
 
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).

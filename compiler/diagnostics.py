@@ -6,10 +6,8 @@ reporters render them. Nothing here prints or exits.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence
-
-from .records import dataclass
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")

@@ -12,11 +12,11 @@ file reached twice is checked once.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from .config import DEFAULT_EXCLUDE
 from .ignore import PathFilter
-from .records import dataclass
 
 BLUEPRINT_NAME = "agent.leviath"
 BLUEPRINT_SUFFIX = ".leviath"

@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
-
-from .records import dataclass
 
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides

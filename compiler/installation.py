@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
-
-from .records import dataclass
 
 #: Providers whose catalog Leviath treats as closed: a model it does not list is an error of
 #: the blueprint. Others (ollama, openrouter, script providers) serve what they serve.

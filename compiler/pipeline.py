@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint
 from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
-from .records import dataclass
 from .rules.context import RuleContext
 from .rules.registry import META, REGISTRY, Check
 from .suppress import apply_suppressions

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, Span
 from .parse.comments import iter_comments
-from .records import dataclass
 from .rules.context import RuleContext
 from .rules.fixers import LineEdits, LineFix, Unfixable
 from .rules.registry import META, REGISTRY

@@ -12,14 +12,13 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import click
 
 from ..config import ConfigFinder, Overrides, Settings
 from ..parse.source import MAX_FILE_BYTES, read_blueprint
-from ..records import dataclass
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,

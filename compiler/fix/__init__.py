@@ -27,10 +27,10 @@ now belongs. A file with syntax errors is never touched.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_SETTINGS, Settings
-from ..records import dataclass
 from ..rules.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
 from .toml_edits import apply_key_fixes

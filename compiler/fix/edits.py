@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span
 from ..parse.source import LineIndex
-from ..records import dataclass
 from ..rules.fixers import KeyFix
 
 if TYPE_CHECKING:

@@ -21,10 +21,10 @@ meet the recursion limit.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from types import MethodType
 from typing import TYPE_CHECKING, Callable, Iterable, Literal
 
-from ..records import dataclass
 from .algorithms import DominatorTree, breadth_first, strongly_connected
 
 if TYPE_CHECKING:

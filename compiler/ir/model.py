@@ -13,14 +13,13 @@ the TOML.
 from __future__ import annotations
 
 import math
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
 
-from ..records import dataclass
 
 Mode = Literal["autonomous", "interactive", "interactive_points", "fan_out", "output"]
 Condition = Literal["always", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]

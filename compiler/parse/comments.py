@@ -6,9 +6,9 @@ Used for suppression directives (`# blueprint: ignore[...]`) and by the nesting 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
-from ..records import dataclass
 from .source import LineIndex
 
 #: Strings of all four kinds, comments, and brackets — enough to tell a comment from a `#`

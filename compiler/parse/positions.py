@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
 from typing import Callable, Iterator, cast
 
 from ..diagnostics import KeyPath, Span
-from ..records import dataclass
 from .source import LineIndex
 
 _WS = re.compile(r"[ \t]*")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from dataclasses import field
+from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
-from ..records import dataclass
 from ..rules.registry import SYNTAX
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.

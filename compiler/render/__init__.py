@@ -8,10 +8,8 @@ when the format is used. Reporters never print, never exit and never decide the 
 from __future__ import annotations
 
 import importlib
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
-
-from ..records import dataclass
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic

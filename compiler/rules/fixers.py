@@ -18,9 +18,8 @@ the original document as the fixed file must read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, TypeVar
-
-from ..records import dataclass
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..diagnostics import Diagnostic, KeyPath, Related, Severity, Span
-from ..records import dataclass
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -21,10 +21,10 @@ reads the value as absent).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 from ..diagnostics import KeyPath, format_key_path
-from ..records import dataclass
 from ..rules.registry import Rule
 from .describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
 from .precheck import is_valid

@@ -18,11 +18,11 @@ two; `blueprint validate --fix` moves each where Leviath reads it.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
-from ...records import dataclass
 from ..common import header, stage_path
 from ..context import RuleContext
 from ..fixers import KeyEdits, KeyFix, Unfixable

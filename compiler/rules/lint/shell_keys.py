@@ -18,9 +18,7 @@ folds into a key) follows the reference's `shell_keys` module; the code is ours.
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from ...records import dataclass
+from dataclasses import dataclass, field
 
 KEY_PREFIX = "shell:"
 
