@@ -8,7 +8,7 @@ from pathlib import Path
 from helpers import CORPUS, requires_shared, run
 
 from compiler.analysis import analyze
-from compiler.cli.check_cmd import check_bytes
+from compiler.check import check_bytes
 from compiler.config import Settings
 from runtime.harness import Driver
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.check_cmd import check_bytes, text_report
+from compiler.check import check_bytes
+from compiler.cli.check_cmd import text_report
 from compiler.config import Settings
 from compiler.render import ReportOptions
 from compiler.render.rule_docs import state_limit_of

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.check_cmd import check_bytes
+from compiler.check import check_bytes
 from compiler.config import Settings
 from compiler.pipeline import validate_text
 from compiler.render.rule_docs import EXAMPLE_PATH, example_file, state_limit_of
