@@ -77,8 +77,9 @@ def check_text(
 def check_file(
     path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
 ) -> CheckResult:
-    """Check a file on disk. I/O problems (missing, unreadable) raise `OSError`."""
-    return check_bytes(os.fspath(path), read_blueprint(path), settings, max_states=max_states)
+    """Check a file on disk. I/O problems (missing, unreadable) raise `OSError`. The
+    `tools/*.rhai` scripts beside it count as its tools (`Settings.for_file`)."""
+    return check_bytes(os.fspath(path), read_blueprint(path), settings.for_file(path), max_states=max_states)
 
 
 def _with_crash(result: FileResult, exc: Exception) -> FileResult:

@@ -13,8 +13,8 @@ from ..diagnostics import Diagnostic
 from ..rules.context import RuleContext
 from ..rules.lint.escapes import DEAD_END_POSSIBLE
 from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
-from ..rules.snippets import stage as declared
-from ..rules.registry import ANALYSIS
+from ..rulebook.snippets import stage as declared
+from ..rulebook.registry import ANALYSIS
 
 
 def _blueprint(*blocks: str) -> str:

@@ -243,7 +243,7 @@ def settings_per_file(
 
     finder = finder if finder is not None else ConfigFinder()
     try:
-        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
+        settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
         for each in {s.leviath_config for s in settings.values()} - {None}:
             load_config(each)
         for each in {s.leviath_models for s in settings.values()} - {None}:

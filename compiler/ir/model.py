@@ -593,13 +593,6 @@ class Blueprint:
         """Some stage has a transitions table (even an empty one)."""
         return any(s.transitions is not None for s in self.stages)
 
-    @cached_property
-    def graph(self):  # -> networkx.MultiDiGraph
-        """The stage graph as a networkx `MultiDiGraph` (see docs/graph.md); networkx loads here."""
-        from ..graph.nx import to_networkx
-
-        return to_networkx(self)
-
     def layout_for(self, stage: Stage) -> Layout:
         """The layout a stage sees: its own if it declares one, else the global one."""
         return stage.layout if stage.layout is not None else self.layout

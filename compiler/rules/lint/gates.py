@@ -7,8 +7,8 @@ from typing import Any, Iterator
 from ...diagnostics import Diagnostic
 from ..common import edge_path, edges
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 
 
 def _gated(gate: str) -> str:

@@ -25,8 +25,8 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
 from ..common import header, stage_path
 from ..context import RuleContext
-from ..fixers import KeyEdits, KeyFix, Unfixable
-from ..registry import LINT
+from ...rulebook.fixers import KeyEdits, KeyFix, Unfixable
+from ...rulebook.registry import LINT
 
 
 def move_where_read(edits: KeyEdits, finding: Diagnostic) -> None:

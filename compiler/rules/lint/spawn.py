@@ -8,9 +8,9 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import LINT
+from ...rulebook.registry import LINT
 from .shell_keys import default_safe_list_covers
-from ..snippets import stage as stage_example
+from ...rulebook.snippets import stage as stage_example
 from .tool_catalog import BLOCKING_INTERACTION_TOOLS, canonical, spellings
 
 

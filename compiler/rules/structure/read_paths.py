@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ..context import RuleContext
-from ..registry import STRUCTURE
+from ...rulebook.registry import STRUCTURE
 from .common import string_entries
 
 INVALID_READ_PATH = STRUCTURE.define(

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterator, Sequence
 
-from ..diagnostics import Diagnostic, KeyPath, Span
-from ..rules.context import RuleContext
-from ..rules.fixers import KeyEdits, KeyFix
-from ..rules.registry import DEFAULT, SCHEMA
-from ..rules.snippets import stage as declared
+from ...diagnostics import Diagnostic, KeyPath, Span
+from ..context import RuleContext
+from ...rulebook.fixers import KeyEdits, KeyFix
+from ...rulebook.registry import DEFAULT, SCHEMA
+from ...rulebook.snippets import stage as declared
 
 
 #: The examples of this family show the whole file, [agent] table included.
@@ -24,13 +24,13 @@ _AGENT = '[agent]\nname = "t"\n\n'
 
 def _rename_old_key(edits: KeyEdits, finding: Diagnostic) -> None:
     """`tool_result_routing` becomes `tool_routing`; every other refused key is left to the author."""
-    from ..rules.lint.outdated import rename_old_key
+    from ..lint.outdated import rename_old_key
 
     rename_old_key(edits, finding)
 
 
 def _with_current_spellings(document: dict[str, Any], paths: Sequence[KeyPath]) -> dict[str, Any]:
-    from ..rules.lint.outdated import with_current_spellings
+    from ..lint.outdated import with_current_spellings
 
     return with_current_spellings(document, paths)
 
