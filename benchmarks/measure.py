@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from compiler.config import Settings
 from compiler.pipeline import validate_bytes
 
 import generate
@@ -69,10 +70,15 @@ def summed_medians(inputs: list, *functions: Callable[[Any], Any], repeat: int) 
 
 def corpus_throughput(files: list[tuple[str, bytes]], repeat: int) -> Row:
     """Every file through `validate_bytes` vs `tomllib.loads` of the same bytes, interleaved."""
-    errors = {name: sum(d.severity == "error" for d in validate_bytes(name, data).diagnostics) for name, data in files}
+    # The settings `validate FILE` uses: the tool scripts beside each file are known.
+    settings = {name: Settings().for_file(name) for name, _ in files}
+    errors = {
+        name: sum(d.severity == "error" for d in validate_bytes(name, data, settings[name]).diagnostics)
+        for name, data in files
+    }
     ours, theirs = summed_medians(
         files,
-        lambda file: validate_bytes(*file),
+        lambda file: validate_bytes(file[0], file[1], settings[file[0]]),
         lambda file: tomllib.loads(file[1].decode("utf-8")),
         repeat=repeat,
     )

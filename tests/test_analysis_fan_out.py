@@ -72,7 +72,7 @@ def test_the_corpus_data_analyst_fix_names_the_merge_stage_and_clears_the_findin
     source = folder / "agent.leviath"
 
     def skipped(data: bytes) -> list:
-        checked = check_bytes(str(source), data, Settings())
+        checked = check_bytes(str(source), data, Settings().for_file(source))
         assert checked.analysis is not None
         return [d for d in checked.result.diagnostics if d.code == "output-can-be-skipped"]
 

@@ -13,12 +13,9 @@ from ..diagnostics import Diagnostic
 from ..rules.context import RuleContext
 from ..rules.lint.escapes import DEAD_END_POSSIBLE
 from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
+from ..rulebook.snippets import blueprint as _blueprint
 from ..rulebook.snippets import stage as declared
 from ..rulebook.registry import ANALYSIS
-
-
-def _blueprint(*blocks: str) -> str:
-    return "\n\n".join(blocks) + "\n"
 
 
 RUN_CAN_STRAND = ANALYSIS.define(
