@@ -97,18 +97,11 @@ class _Scanner:
                     mode, segments, header_array, expect_dot = "header", [], token == "[[", False
                     continue
                 mode, segments, expect_dot = "key", [], False
-            if mode == "header":
-                if token in ("]", "]]"):
+            if mode in ("header", "key"):  # a dotted key: in a table header, or before `=`
+                if mode == "header" and token in ("]", "]]"):
                     self._enter(tuple(segments), header_array)
                     mode = "done"
-                elif token == ".":
-                    expect_dot = False
-                elif kind in ("word", "string") and not expect_dot:
-                    segments.append(_key_text(kind, token))
-                    expect_dot = True
-                continue
-            if mode == "key":
-                if token == "=":
+                elif mode == "key" and token == "=":
                     base = stack[-1][1] if stack else self.table
                     value_path = base + tuple(segments)
                     mode = "value"
