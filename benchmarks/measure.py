@@ -255,7 +255,7 @@ def check_row(files: list[Path], repeat: int) -> Row:
 def check_scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
     """`check` (validation and the run analysis, `check_bytes`) per stage of `generate.scaled`
     at each size, in CPU time; the largest file also through the CLI, with its peak memory."""
-    from compiler.cli.check_cmd import check_bytes
+    from compiler.check import check_bytes
     from compiler.config import Settings
 
     def checked(data: bytes) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from compiler.check import check_bytes
-from compiler.cli.check_cmd import text_report
+from compiler.render.check_report import text_report
 from compiler.config import Settings
 from compiler.render import ReportOptions
 from compiler.render.rule_docs import state_limit_of

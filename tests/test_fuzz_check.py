@@ -155,7 +155,7 @@ def in_child(function: Callable[[], Any]) -> Any:
 def checked(data: bytes) -> dict[str, Any]:
     """Everything `blueprint check` does with `data` at library level, summarised."""
     from compiler.check import check_bytes
-    from compiler.cli.check_cmd import json_document, json_entry, text_report
+    from compiler.render.check_report import json_document, json_entry, text_report
     from compiler.config import Settings
     from compiler.pipeline import validate_bytes
     from compiler.render import ReportOptions
