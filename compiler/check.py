@@ -46,7 +46,8 @@ def check_bytes(
     `max_states` caps the run states explored (default 200,000); what was found is still
     reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
     """
-    from .analysis.core import STATE_LIMIT, analyze_cached, release, state_limit
+    from .analysis.core import analyze_cached, release, state_limit
+    from .analysis.runs import STATE_LIMIT
 
     token = state_limit.set(max_states or STATE_LIMIT)
     try:

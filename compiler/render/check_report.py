@@ -6,10 +6,15 @@ once."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from ..check import CheckResult
 from ..diagnostics import Counts
 from . import ReportOptions
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..fix.edits import Fix
 
 
 def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
@@ -41,7 +46,7 @@ def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
     return "".join(block + "\n\n" for block in findings) + text_tail(ceilings, diagnostics, total, len(checked), options)
 
 
-def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int, options: ReportOptions) -> str:
+def text_tail(ceilings: list[str], diagnostics: "list[Diagnostic]", total: Counts, files: int, options: ReportOptions) -> str:
     """What the text report shows after every finding: the ceilings, the statistics when asked,
     the closing lines."""
     from .text import render_closing, render_statistics
@@ -53,18 +58,18 @@ def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int,
     return "\n\n".join(blocks) + "\n"
 
 
-def json_entry(item: CheckResult, fixes: dict | None) -> dict:
+def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict[str, Any]:
     """A file's entry in the JSON report: the `validate` entry with an `analysis` object
     (`fixes`: its fixable findings; None works them out with the default settings)."""
     from ..analysis.report import analysis_json
     from .json import report_document
 
-    entry = report_document([item.result], fixes)["files"][0]
+    entry: dict[str, Any] = report_document([item.result], fixes)["files"][0]
     entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
     return entry
 
 
-def json_document(entries: list[dict], total: Counts) -> str:
+def json_document(entries: list[dict[str, Any]], total: Counts) -> str:
     """The `validate` JSON report of these file entries."""
     from .json import report_document
 

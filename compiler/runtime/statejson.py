@@ -455,7 +455,7 @@ def _read_state(read: Reader, data: Any) -> "RunState":
     if "stage" not in data:
         raise StateError("a run state names its stage")
     try:
-        state = read(data, "state")
+        state: RunState = read(data, "state")
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, StateError):
             raise
