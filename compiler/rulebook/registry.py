@@ -44,10 +44,10 @@ CHECKED_FAMILIES = ("schema", "structure", "lint", "analysis")
 RULE_MODULES: tuple[str, ...] = (
     "compiler.parse.source",
     "compiler.parse.toml",
-    "compiler.rules.schema.checks",
+    "compiler.rules.schema.check",
     "compiler.rules.structure",
     "compiler.rules.lint",
-    "compiler.analysis.rules",
+    "compiler.analysis.check_runs",
     "compiler.pipeline",
     "compiler.suppress",
 )

@@ -1,20 +1,17 @@
 """The schema layer: the raw document against `schemas/blueprint.schema.json`.
 
 Shape only — types, enumerations, ranges, required and unknown keys — checked on the
-document exactly as written, before any default is applied. The codes below are declared
-here and emitted by the one check at the bottom; `findings.py` does the translation from
-jsonschema's errors.
+document exactly as written, before any default is applied. The codes are declared
+here; `check.py` emits them and `findings.py` does the translation from jsonschema's errors.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
-from ...diagnostics import Diagnostic, KeyPath, Span
-from ..context import RuleContext
+from ...diagnostics import Diagnostic, KeyPath
 from ...rulebook.fixers import KeyEdits, KeyFix
-from ...rulebook.registry import DEFAULT, SCHEMA
+from ...rulebook.registry import SCHEMA
 from ...rulebook.snippets import stage as declared
 
 
@@ -183,25 +180,3 @@ MISSING_KEY = SCHEMA.define(
     fix="add the missing key",
     differs="Leviath silently drops the incomplete table.",
 )
-
-
-@SCHEMA.check(
-    MISSING_AGENT,
-    INVALID_TYPE,
-    INVALID_VALUE,
-    OUT_OF_RANGE,
-    UNKNOWN_KEY,
-    REJECTED_KEY,
-    EMPTY_ROUTING_OVERRIDE,
-    MISSING_KEY,
-)
-def schema_check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    """Validate the raw document against the blueprint schema."""
-    from .findings import schema_findings
-
-    for finding in schema_findings(ctx.document):
-        fix = DEFAULT if finding.fix is None else finding.fix
-        diagnostic = ctx.report(finding.rule, finding.message, finding.path, anchor=finding.anchor, fix=fix)
-        if diagnostic.span is None:  # a finding about the whole file: point at its start
-            diagnostic = replace(diagnostic, span=Span(1, 1, 1, 2))
-        yield diagnostic
