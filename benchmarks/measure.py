@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from compiler.config import Settings
-from compiler.pipeline import validate_bytes
-
 import generate
 import host
+
+from compiler.config import Settings
+from compiler.pipeline import validate_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "schemas" / "blueprint.schema.json"
@@ -61,7 +61,7 @@ def summed_medians(inputs: list, *functions: Callable[[Any], Any], repeat: int) 
     for _ in range(repeat):
         for i, item in enumerate(inputs):
             for f, function in enumerate(functions):
-                samples[f][i].append(cpu(lambda: function(item)))
+                samples[f][i].append(cpu(lambda: function(item)))  # noqa: B023 - called right here
     return [sum(statistics.median(times) for times in per_input) for per_input in samples]
 
 
@@ -178,7 +178,7 @@ def scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
         errors = [d for d in validate_bytes("scaled.leviath", data).diagnostics if d.severity == "error"]
         if errors:
             raise SystemExit(f"the generated {size}-stage blueprint has errors: {errors[0].message}")
-        seconds[size] = cpu_median(lambda: validate_bytes("scaled.leviath", data), repeats[size])
+        seconds[size] = cpu_median(lambda: validate_bytes("scaled.leviath", data), repeats[size])  # noqa: B023 - called right here
         start = time.perf_counter()
         validate_bytes("scaled.leviath", data)
         wall[size] = time.perf_counter() - start
@@ -267,7 +267,7 @@ def check_scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[
     per_stage = {}
     for size in sizes:
         data = generate.scaled(size).encode()
-        per_stage[size] = cpu_median(lambda: checked(data), repeats[size]) / size * 1e6
+        per_stage[size] = cpu_median(lambda: checked(data), repeats[size]) / size * 1e6  # noqa: B023 - called right here
     spread = max(per_stage.values()) / min(per_stage.values())
     largest = max(sizes)
     with tempfile.TemporaryDirectory() as work:

@@ -182,7 +182,7 @@ def machine_header(quick: bool) -> dict:
     except (OSError, subprocess.CalledProcessError):
         commit = None
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "quick": quick,
         "commit": commit,
         "cpus": os.cpu_count(),

@@ -52,9 +52,9 @@ if TYPE_CHECKING:
     from .api import BlueprintError, IRError, compile, load, load_ir
     from .check import CheckResult, check_bytes, check_file, check_text
     from .config import Settings
+    from .diagnostics import Diagnostic, Related, Span
     from .diff import diff
     from .ir.digest import digest
-    from .diagnostics import Diagnostic, Related, Span
     from .ir.model import Blueprint
     from .pipeline import FileResult, validate_bytes, validate_file, validate_text
 

@@ -224,9 +224,10 @@ class PathFilter:
         if config is None:
             sets = [self._defaults]
         else:
-            sets = self._by_config.get(id(config))
-            if sets is None:
-                sets = self._by_config[id(config)] = _config_sets(config)
+            cached = self._by_config.get(id(config))
+            if cached is None:
+                cached = self._by_config[id(config)] = _config_sets(config)
+            sets = cached
         return sets + [self._command_line] if self._command_line is not None else sets
 
     def _gitignore_on(self, config: "FileConfig | None") -> bool:
@@ -285,7 +286,7 @@ def _read_patterns(path: str, base: str, cwd: str) -> PatternSet | None:
     shown = os.path.relpath(path, cwd) if _is_below(path, cwd) else path
     patterns = PatternSet(base, shown, lines)
     try:
-        patterns.compiled
+        patterns.compiled  # noqa: B018 - compiled now, so that a bad line is found here
     except ValueError:  # git skips a line it cannot read; so do we, by dropping the bad ones
         patterns = PatternSet(base, shown, tuple(line for line in lines if _valid(line)))
     return patterns

@@ -12,14 +12,13 @@ import gc
 import os
 from dataclasses import dataclass, field
 
-
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint
 from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
-from .rules.context import RuleContext
 from .rulebook.registry import META, REGISTRY, Check
+from .rules.context import RuleContext
 from .suppress import apply_suppressions
 
 INTERNAL_ERROR = META.define(

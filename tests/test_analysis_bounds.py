@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import run
 
 from compiler.analysis import analyze, core
 from compiler.analysis.repeats import EventRuns, delta, longest_run, replay_run
@@ -28,6 +27,7 @@ from compiler.ir.model import Blueprint
 from compiler.runtime import InferenceFinished, ToolCall, start, step
 from compiler.runtime.events import event_from_dict, event_to_dict
 from compiler.runtime.ndjson import read_events
+from tests.helpers import run
 
 HUGE = 2**63 - 1
 
@@ -75,7 +75,7 @@ def test_the_runner_counts_a_repeated_call_in_one_step():
     ir = blueprint(STUCK.format(threshold="stuck_after_same_file_edits", value=HUGE))
     state, _ = start(ir, 0)
     call = ToolCall("edit_file", "a.py", count=HUGE)
-    state, actions = step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
+    state, _ = step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
     assert state.stage == "b"  # the churn threshold tripped at once
     assert state.flags.modified_file_count == HUGE
 

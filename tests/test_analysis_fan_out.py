@@ -5,12 +5,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers import CORPUS, requires_shared, run
-
 from compiler.analysis import analyze
 from compiler.check import check_bytes
 from compiler.config import Settings
-from runtime.harness import Driver
+from tests.helpers import CORPUS, requires_shared, run
+from tests.runtime.harness import Driver
 
 SPLIT = """
 [stages.split]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 
 def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:

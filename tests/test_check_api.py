@@ -90,7 +90,7 @@ def _two_files(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_check_goes_on_after_a_file_whose_exploration_crashes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    crashing, clean = _two_files(tmp_path)
+    _two_files(tmp_path)
     _explore_crashes_on(monkeypatch, "crashing")
     report = json.loads(run("check", "--format", "json", tmp_path).output)
     by_path = {Path(entry["path"]).name: entry for entry in report["files"]}
@@ -106,7 +106,7 @@ def test_check_goes_on_after_a_file_whose_exploration_crashes(tmp_path: Path, mo
 def test_a_crash_outside_the_checks_skips_only_that_file(
     command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    crashing, clean = _two_files(tmp_path)
+    crashing, _ = _two_files(tmp_path)
     inner = compiler.pipeline._validate
 
     def validate(path: str, *args):  # type: ignore[no-untyped-def]

@@ -25,7 +25,7 @@ from compiler.render.diagram import (
 )
 from compiler.render.diagram_outline import outline
 from compiler.render.drawings import render
-from helpers import CORPUS, ROOT, requires_shared, run
+from tests.helpers import CORPUS, ROOT, requires_shared, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
 GOLDEN = Path(__file__).parent / "diagrams"

@@ -16,7 +16,7 @@ from compiler.cli.main import cli
 from compiler.config import ConfigFinder, Overrides
 from compiler.discover import discover
 from compiler.ignore import PathFilter
-from helpers import ROOT
+from tests.helpers import ROOT
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
 

@@ -23,8 +23,8 @@ from compiler.parse.positions import PositionIndex
 from compiler.parse.toml import MAX_DEPTH, _within_limits
 from compiler.schema.precheck import is_valid
 from compiler.schema.validator import iter_schema_errors
-from helpers import CORPUS, ROOT
-from test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
+from tests.helpers import CORPUS, ROOT
+from tests.test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
 
 REAL = [tomllib.loads(p.read_text(encoding="utf-8")) for p in SOURCES]
 

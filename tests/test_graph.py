@@ -6,10 +6,10 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from itertools import pairwise
 
 import networkx
 import pytest
-from helpers import CORPUS, ROOT, requires_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +17,7 @@ from compiler.graph import StageGraph, by_condition, by_kind, run_edge, to_netwo
 from compiler.ir.build import build_blueprint
 from compiler.ir.model import Blueprint, Edge, FanOut, Stage
 from compiler.pipeline import validate_file
+from tests.helpers import CORPUS, ROOT, requires_shared
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
 
@@ -353,7 +354,7 @@ def test_algorithms_agree_with_networkx(case):
     for component in graph.cycles():
         witness = graph.cycle_witness(component)
         assert witness[0].source == min(component) and witness[-1].target == min(component)
-        assert all(a.target == b.source for a, b in zip(witness, witness[1:], strict=False))
+        assert all(a.target == b.source for a, b in pairwise(witness))
         assert {e.source for e in witness} <= set(component)
 
 
@@ -408,5 +409,5 @@ def test_the_library_examples_in_docs_run():
     namespace: dict = {}
     example = (ROOT / "blueprints" / "fan-out.leviath").as_posix()
     for block in blocks:
-        exec(block.replace('"agent.leviath"', repr(example)), namespace)  # noqa: S102
+        exec(block.replace('"agent.leviath"', repr(example)), namespace)
     assert namespace["g"].edges["split", "merge", "merge"]["kind"] == "merge"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 #: Never needed to validate: the graph drawing library, templates, the round-trip TOML
 #: library, package metadata (slow to import; the version is a constant), and the language

@@ -7,7 +7,8 @@ import re
 import tomllib
 
 import pytest
-from helpers import ROOT
+
+from tests.helpers import ROOT
 
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
 #: Top-level entries of the package that are not code of a layer.

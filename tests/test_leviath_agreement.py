@@ -6,9 +6,9 @@ runtime, `crates/leviath-runtime/src/pipeline/transition_choice.rs`)."""
 from __future__ import annotations
 
 import pytest
-from helpers import run
 
 from compiler.config import Settings
+from tests.helpers import run
 
 
 def found(source: str, *only: str) -> list[str]:
@@ -159,9 +159,8 @@ def test_the_fixer_writes_the_table_and_keeps_the_comment():
 def test_the_type_sites_table_in_the_docs_is_current():
     import os
 
-    from helpers import ROOT
-
     from compiler.render.type_sites import render, sections
+    from tests.helpers import ROOT
 
     doc = ROOT / "docs" / "leviath-mapping.md"
     text = doc.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from compiler.rulebook.registry import REGISTRY, Rule
-from helpers import ROOT
+from tests.helpers import ROOT
 
 DOC = ROOT / "docs" / "leviath-mapping.md"
 _ROW = re.compile(r"^\| *(?P<key>[^|]+?) *\| *(?P<rest>.*)\|$")

@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import assert_codes, run
 
 from compiler.config import Settings
-from compiler.pipeline import validate_bytes, validate_file
 from compiler.discover import local_tools
+from compiler.pipeline import validate_bytes, validate_file
 from compiler.rules.lint.tool_catalog import CATALOG, canonical, spellings
+from tests.helpers import assert_codes, run
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 TOOLS = Settings(

@@ -19,7 +19,7 @@ from compiler.config import Settings
 from compiler.pipeline import validate_text
 from compiler.render.rule_docs import EXAMPLE_PATH, example_file, state_limit_of
 from compiler.rulebook.registry import CHECKED_FAMILIES, REGISTRY, Check, Rule
-from helpers import ROOT, installation
+from tests.helpers import ROOT, installation
 
 RULES = REGISTRY.all()
 CASES = ROOT / "tests" / "cases"
@@ -72,7 +72,7 @@ def _from_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("rule", RULES, ids=rule_id)
 def test_rule_has_a_firing_case_and_a_near_miss(rule: Rule) -> None:
     if rule.code in FIRED_BY_A_TEST:
-        path, test, why = FIRED_BY_A_TEST[rule.code]
+        path, test, _why = FIRED_BY_A_TEST[rule.code]
         text = (ROOT / path).read_text(encoding="utf-8")
         assert f"def {test}(" in text and rule.code in text, f"{path}::{test} should show {rule.code} firing"
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.render.rule_docs import render_pages
 from compiler.rulebook.registry import REGISTRY
-from helpers import ROOT
+from tests.helpers import ROOT
 
 DOCS = ROOT / "docs" / "rules"
 

@@ -205,7 +205,7 @@ def test_array_of_strings_is_named_in_the_message():
 
 
 def test_datetime_values_fail_type_checks_without_crashing():
-    findings = schema_findings({"agent": {"name": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}})
+    findings = schema_findings({"agent": {"name": dt.datetime(2024, 1, 1, tzinfo=dt.UTC)}})
     assert [(f.code, f.path) for f in findings] == [("invalid-type", ("agent", "name"))]
     assert "an offset date-time" in findings[0].message
 

@@ -7,12 +7,11 @@ the check that explores the runs is `check_runs.py`, which imports the explorati
 
 from __future__ import annotations
 
-from ..rules.lint.escapes import DEAD_END_POSSIBLE
-from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
+from ..rulebook.registry import ANALYSIS
 from ..rulebook.snippets import blueprint as _blueprint
 from ..rulebook.snippets import stage as declared
-from ..rulebook.registry import ANALYSIS
-
+from ..rules.lint.escapes import DEAD_END_POSSIBLE
+from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
 
 RUN_CAN_STRAND = ANALYSIS.define(
     "run-can-strand",

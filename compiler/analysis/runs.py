@@ -166,6 +166,7 @@ def explore_runs(
         packed_key: object = ((mask & targets_of[stage]) * width + outputs[final_output]) * stages + number_of_stage
         if carry is not None:
             packed_key = (packed_key, carry)
+        plan: list[tuple] | None
         cached = known.get(packed_key)
         if cached is not None:
             key, plan = cached

@@ -122,9 +122,11 @@ class VisitResult:
     def path(self, node: int) -> list[Move]:
         """The moves from the visit's start to `node`."""
         out: list[Move] = []
-        while self.nodes[node].parent is not None:
-            out.append(self.nodes[node].move)  # type: ignore[arg-type]
-            node = self.nodes[node].parent  # type: ignore[assignment]
+        current = self.nodes[node]
+        while current.parent is not None:
+            assert current.move is not None, "a node other than the start is reached by a move"
+            out.append(current.move)
+            current = self.nodes[current.parent]
         return out[::-1]
 
     def witness(self, exit: Exit) -> list[Move]:
@@ -282,7 +284,9 @@ class _Runs:
                 break
             chain.append(current)
             length += 1
-            before = retreat(self.nodes[current].state, step_delta)  # type: ignore[arg-type]
+            state = self.nodes[current].state
+            assert state is not None, "a state is dropped only once its visit is explored"
+            before = retreat(state, step_delta)
             current = self.index.get(visit_key(self.ir, self.stage, before, self.facts)) if before is not None else None
         for i, member in enumerate(chain):
             self.known[(member, step_delta)] = length - i
@@ -396,8 +400,8 @@ def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts:
     pending = events(move, ir, stage, state, facts)
     if not pending:
         return None
-    before, actions = state, ()
-    after = state
+    actions: tuple[Action, ...] = ()
+    before = after = state
     for event in pending:
         before = after
         after, produced = step(ir, before, event)

@@ -19,30 +19,30 @@ from dataclasses import replace
 import click
 
 from ..check import CheckResult, check_bytes
-from ..parse.source import read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
+from ..parse.source import read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
+from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    rule_docs_url,
-    default_max_iterations_option,
     installation_options,
+    rule_docs_url,
     rule_options,
     rule_overrides,
-    summary_options,
     settings_per_file,
+    summary_options,
     use_color,
     watch_option,
     with_installation,
 )
-from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
-from .files import FileLoop
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .files import FileLoop
 
 
 @click.command("check")
@@ -179,8 +179,9 @@ class ScenarioWriter:
         findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
         long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
         for finding in long:
+            assert finding.trace is not None
             echo_problem(
-                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "
                 f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
             )
         findings = [f for f in findings if f not in long]

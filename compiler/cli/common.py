@@ -244,9 +244,9 @@ def settings_per_file(
     finder = finder if finder is not None else ConfigFinder()
     try:
         settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
-        for each in {s.leviath_config for s in settings.values()} - {None}:
+        for each in {s.leviath_config for s in settings.values() if s.leviath_config is not None}:
             load_config(each)
-        for each in {s.leviath_models for s in settings.values()} - {None}:
+        for each in {s.leviath_models for s in settings.values() if s.leviath_models is not None}:
             load_models(each)
     except (ConfigError, InstallationError) as exc:
         raise CliError(str(exc)) from exc

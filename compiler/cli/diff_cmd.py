@@ -114,9 +114,10 @@ def _outcome(old: "Version | Refused | None", new: "Version | Refused | None", o
     from ..diff.core import added, compare, removed
     from ..diff.model import Refused
 
-    for version in (old, new):
-        if isinstance(version, Refused):
-            return version
+    if isinstance(old, Refused):
+        return old
+    if isinstance(new, Refused):
+        return new
     if old is None:
         assert new is not None
         return added(new)

@@ -16,30 +16,30 @@ from typing import TYPE_CHECKING, Callable
 
 import click
 
-from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
+from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    default_max_iterations_option,
     installation_options,
     is_terminal,
     read_stdin,
     rule_docs_url,
     rule_options,
     rule_overrides,
-    summary_options,
     settings_per_file,
+    summary_options,
     use_color,
     watch_option,
     with_installation,
 )
-from .files import FileLoop
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .files import FileLoop
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult

@@ -173,4 +173,4 @@ def unsafe_reason(
     return None
 
 
-__all__ = ["FixOutcome", "MAX_PASSES", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]
+__all__ = ["MAX_PASSES", "FixOutcome", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]

@@ -271,8 +271,8 @@ def _fix_title(rule: "Rule | None", finding: "Diagnostic") -> str:
 
 def _safe(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> bool:
     """Whether applying every edit of `fixes` keeps the IR and every other finding."""
-    from . import fixable_codes, unsafe_reason
     from ..pipeline import validate_bytes
+    from . import fixable_codes, unsafe_reason
 
     assert result.source is not None
     try:

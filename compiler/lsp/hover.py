@@ -44,7 +44,9 @@ def hover(ls: "BlueprintServer", document: "Document", analysis: "Analysis", par
             summary = region_summary(blueprint, occurrence.name)
         if summary is not None:
             return _markdown(summary, to_range(lines, occurrence.span))
-    end = _WORD_END.match(analysis.text, offset).end()
+    word_end = _WORD_END.match(analysis.text, offset)
+    assert word_end is not None, "the pattern matches the empty string"
+    end = word_end.end()
     cursor = cursor_at(analysis.text, end)
     if cursor.where in ("key", "header") and cursor.word:
         path = cursor.path + (cursor.word,)

@@ -145,7 +145,7 @@ def drawing(graph: "StageGraph", title: str = "", hint_width: int = HINT_WIDTH) 
 
 
 def stage_details(stage: "Stage") -> tuple[str, ...]:
-    details = [stage.mode]
+    details: list[str] = [stage.mode]
     if stage.max_revisits is not None:
         details.append(f"max_revisits {stage.max_revisits}")
     return (" · ".join(details),)
@@ -348,8 +348,8 @@ def to_dot(d: Drawing) -> str:
 
 
 __all__ = [
-    "Arrow",
     "CONDITIONED",
+    "Arrow",
     "Drawing",
     "Node",
     "drawing",

@@ -82,11 +82,11 @@ def to_svg(d: Drawing) -> str:
     straight: dict[int, Arrow] = {}
     lanes: list[_Lane] = []
     for arrow in d.arrows:
-        a, b = position[arrow.source], position[arrow.target]
-        if b == a + 1 and a not in straight:
-            straight[a] = arrow
+        source, target = position[arrow.source], position[arrow.target]
+        if target == source + 1 and source not in straight:
+            straight[source] = arrow
         else:
-            lanes.append(_Lane(arrow, "right" if b > a else "left", a, b))
+            lanes.append(_Lane(arrow, "right" if target > source else "left", source, target))
     # Shorter arrows nearer the stages, so lanes cross as little as possible.
     lanes.sort(key=lambda lane: (abs(lane.target - lane.source), lane.source, lane.target))
 
@@ -94,7 +94,7 @@ def to_svg(d: Drawing) -> str:
     start_above = entry_index == 0  # else the start marker sits left of the entry stage
     left_count = sum(1 for lane in lanes if lane.side == "left")
     x0 = MARGIN + left_count * LANE_GAP + (40 if entry_index is not None and not start_above else 0)
-    y = MARGIN + (LINE_HEIGHT + 6 if d.title else 0) + (34 if start_above else 0)
+    y: float = MARGIN + (LINE_HEIGHT + 6 if d.title else 0) + (34 if start_above else 0)
     for i, box in enumerate(boxes):
         box.x, box.y, box.width = x0, y, width
         box.height = len(box.lines) * LINE_HEIGHT + 2 * PAD

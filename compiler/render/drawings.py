@@ -18,6 +18,6 @@ FORMATS: dict[str, Callable[["StageGraph", str], str]] = {
 }
 
 
-def render(graph: "StageGraph", format: str, title: str = "") -> str:  # noqa: A002
+def render(graph: "StageGraph", format: str, title: str = "") -> str:
     """`graph` drawn in `format` (`mermaid`, `dot` or `text`)."""
     return FORMATS[format](graph, title)

@@ -74,8 +74,8 @@ class RuleContext:
         path: KeyPath = (),
         *,
         anchor: Anchor = "key",
-        stage: str | None | Any = MISSING,
-        fix: str | None | Any = DEFAULT,
+        stage: str | Any | None = MISSING,
+        fix: str | Any | None = DEFAULT,
         related: Iterable[tuple[str, KeyPath]] = (),
     ) -> Diagnostic:
         """A finding of `rule` located at `path`.

@@ -274,8 +274,7 @@ def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
             verdict = "forced"
             run.flag(gates_forced=run.state.flags.gates_forced + 1)
     clear, summarize = transform_effect(run.ir, run.stage, run.state, edge)
-    transform = "compact" if edge.transform == "summarize" else edge.transform
-    move(run, edge.target, condition=edge.condition, transform=transform, clear=clear, summarize=summarize, gate=verdict)
+    move(run, edge.target, condition=edge.condition, transform=edge.transform, clear=clear, summarize=summarize, gate=verdict)
 
 
 def move(

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, NudgeConfig
 from .events import Event
-
 from .records import (
     EMPTY_REGION,
     PHASES,
@@ -37,17 +36,17 @@ from .statejson import state_reader
 
 __all__ = [
     "EMPTY_REGION",
+    "PHASES",
+    "READABLE_STATE_VERSIONS",
+    "STATE_VERSION",
+    "STATUSES",
+    "TERMINAL_STATUSES",
     "Flags",
     "Injection",
     "Outcome",
-    "PHASES",
-    "READABLE_STATE_VERSIONS",
     "RegionSnapshot",
     "RunState",
-    "STATE_VERSION",
-    "STATUSES",
     "StateError",
-    "TERMINAL_STATUSES",
     "Visit",
     "flags_report",
 ]
@@ -132,7 +131,7 @@ def flags_report(state: RunState) -> dict[str, Any]:
     """The flags as a host records them, with the two computed at the end of a run."""
     flags = state.flags
     produced = state.final_output is not None
-    out = _encode(flags)
+    out: dict[str, Any] = _encode(flags)
     out["produced_output"] = produced
     out["empty_output"] = (
         state.terminal and flags.modified_file_count == 0 and not produced and not flags.no_output_tools

@@ -26,7 +26,7 @@ import math
 from dataclasses import MISSING, fields
 from functools import partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, get_args
+from typing import TYPE_CHECKING, Any, Callable, cast, get_args
 
 from ..ir.model import NudgeConfig
 from .events import Event, event_from_dict, event_to_dict
@@ -157,7 +157,7 @@ def _is_finite(value: float) -> bool:
 def _finite(value: Any, what: str) -> float:
     if not _is_finite(_check(value, _NUM, what)):
         raise StateError(f"{what} must be a finite number (got {str(value)[:30]})")
-    return value
+    return cast(float, value)
 
 
 def _opt_finite(value: Any, what: str) -> float | None:
@@ -223,7 +223,7 @@ def _member(allowed: tuple[str, ...]) -> Reader:
     def read(value: Any, what: str) -> str:
         if value not in allowed:
             raise StateError(f"{what} must be one of {', '.join(allowed)}")
-        return value
+        return cast(str, value)
 
     return read
 
@@ -268,21 +268,21 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
             del values[ignored]
         for name, reader in nested:  # in declaration order, so the first wrong one is named
             values[name] = reader(values[name], name)
-        record = object.__new__(cls)
+        record: Any = object.__new__(cls)
         object.__setattr__(record, "__dict__", values)
         return record
 
     return read
 
 
-def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict], bool] | None:
+def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict[str, Any]], bool] | None:
     """Whether a record's scalar fields are in range (their types already known right): the
     counts all at once with `min`, the few finite numbers one by one. None: nothing to check."""
     get_counts = itemgetter(*counts) if len(counts) > 1 else (lambda data: (data[counts[0]],)) if counts else None
     if get_counts is None and not finite:
         return None
 
-    def check(data: dict) -> bool:
+    def check(data: dict[str, Any]) -> bool:
         if get_counts is not None and min(get_counts(data)) < 0:
             return False
         for name in finite:
@@ -313,7 +313,7 @@ def _field_by_field(cls: type, names: tuple[str, ...], readers: dict[str, Reader
                 values[name] = default
             else:
                 raise StateError(f"{what} lacks '{name}'")
-        record = object.__new__(cls)
+        record: Any = object.__new__(cls)
         object.__setattr__(record, "__dict__", values)
         return record
 
@@ -358,10 +358,13 @@ def _nudge(data: Any, what: str) -> NudgeConfig | None:
 def _parked(data: Any, what: str) -> tuple[Event, ...]:
     if type(data) is list and not data:  # nearly always: answers park only while paused
         return ()
-    events = tuple(event_from_dict(item) for item in _check(data, _LIST, what))
-    if any(e is None for e in events):
-        raise StateError("a parked event cannot be read")
-    return events  # type: ignore[return-value]
+    events: list[Event] = []
+    for item in _check(data, _LIST, what):
+        event = event_from_dict(item)
+        if event is None:
+            raise StateError("a parked event cannot be read")
+        events.append(event)
+    return tuple(events)
 
 
 def _regions(data: Any, what: str) -> dict[str, RegionSnapshot]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
-from ..common import edge_path, edges
-from ..context import RuleContext
 from ...rulebook.registry import LINT
 from ...rulebook.snippets import stage as stage_example
+from ..common import edge_path, edges
+from ..context import RuleContext
 
 
 def _gated(gate: str) -> str:

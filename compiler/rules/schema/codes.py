@@ -14,7 +14,6 @@ from ...rulebook.fixers import KeyEdits, KeyFix
 from ...rulebook.registry import SCHEMA
 from ...rulebook.snippets import stage as declared
 
-
 #: The examples of this family show the whole file, [agent] table included.
 _AGENT = '[agent]\nname = "t"\n\n'
 

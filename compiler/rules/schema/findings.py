@@ -28,6 +28,7 @@ from ...diagnostics import KeyPath, format_key_path
 from ...rulebook.registry import Rule
 from ...schema.describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
 from ...schema.precheck import is_valid
+from ...schema.validator import blueprint_validator, iter_schema_errors
 from .codes import (
     EMPTY_ROUTING_OVERRIDE,
     INVALID_TYPE,
@@ -38,7 +39,6 @@ from .codes import (
     REJECTED_KEY,
     UNKNOWN_KEY,
 )
-from ...schema.validator import blueprint_validator, iter_schema_errors
 
 #: `x-on-wrong-type` outcomes where the reference reads a value of another type with a meaning.
 READ_WITH_A_MEANING = ("defaults", "no-seed")
