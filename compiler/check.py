@@ -97,9 +97,7 @@ def _without_repeats(
     """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
     from .analysis.rules import SUPERSEDES
 
-    superseded = {
-        lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")
-    }
+    superseded = {lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")}
     explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
     kept = []
     for d in diagnostics:

@@ -22,7 +22,9 @@ def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
     from .text import render_diagnostic
 
     result = item.result
-    return [render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics]
+    return [
+        render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics
+    ]
 
 
 def ceilings_block(item: CheckResult) -> str:
@@ -43,10 +45,14 @@ def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
     ceilings = [] if options.quiet else [ceilings_block(item) for item in checked]
     diagnostics = [d for item in checked for d in item.result.diagnostics]
     total = sum((item.result.counts for item in checked), Counts())
-    return "".join(block + "\n\n" for block in findings) + text_tail(ceilings, diagnostics, total, len(checked), options)
+    return "".join(block + "\n\n" for block in findings) + text_tail(
+        ceilings, diagnostics, total, len(checked), options
+    )
 
 
-def text_tail(ceilings: list[str], diagnostics: "list[Diagnostic]", total: Counts, files: int, options: ReportOptions) -> str:
+def text_tail(
+    ceilings: list[str], diagnostics: "list[Diagnostic]", total: Counts, files: int, options: ReportOptions
+) -> str:
     """What the text report shows after every finding: the ceilings, the statistics when asked,
     the closing lines."""
     from .text import render_closing, render_statistics
