@@ -17,7 +17,7 @@ NOT_LAYERED = {"__init__", "__main__", "templates", "schemas"}
 
 def _layer_names() -> set[str]:
     (layers,) = [c for c in CONFIG["contracts"] if c["type"] == "layers"]
-    return {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
+    return {name.strip().strip("()") for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
 
 
 def test_every_module_of_the_package_is_in_a_layer() -> None:
@@ -30,6 +30,7 @@ def test_every_module_of_the_package_is_in_a_layer() -> None:
 
 
 def test_the_architecture_page_lists_the_same_layers() -> None:
+    """Every layer of the contract is named on the page (`(name)` marks an optional one)."""
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     missing = sorted(name for name in _layer_names() if f"`{name}`" not in page)
     assert not missing, f"docs/architecture.md does not name the layers {missing}"
