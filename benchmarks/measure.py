@@ -26,6 +26,7 @@ from typing import Any, Callable
 import generate
 import host
 
+from compiler.config import Settings
 from compiler.pipeline import validate_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,10 +70,15 @@ def summed_medians(inputs: list, *functions: Callable[[Any], Any], repeat: int) 
 
 def corpus_throughput(files: list[tuple[str, bytes]], repeat: int) -> Row:
     """Every file through `validate_bytes` vs `tomllib.loads` of the same bytes, interleaved."""
-    errors = {name: sum(d.severity == "error" for d in validate_bytes(name, data).diagnostics) for name, data in files}
+    # The settings `validate FILE` uses: the tool scripts beside each file are known.
+    settings = {name: Settings().for_file(name) for name, _ in files}
+    errors = {
+        name: sum(d.severity == "error" for d in validate_bytes(name, data, settings[name]).diagnostics)
+        for name, data in files
+    }
     ours, theirs = summed_medians(
         files,
-        lambda file: validate_bytes(*file),
+        lambda file: validate_bytes(file[0], file[1], settings[file[0]]),
         lambda file: tomllib.loads(file[1].decode("utf-8")),
         repeat=repeat,
     )
@@ -280,7 +286,7 @@ def check_row(files: list[Path], repeat: int) -> Row:
 def check_scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
     """`check` (validation and the run analysis, `check_bytes`) per stage of `generate.scaled`
     at each size, in CPU time; the largest file also through the CLI, with its peak memory."""
-    from compiler.cli.check_cmd import check_bytes
+    from compiler.check import check_bytes
     from compiler.config import Settings
 
     def checked(data: bytes) -> None:

@@ -1,8 +1,8 @@
 """blueprint-compiler: parse, validate, compile and run TOML agent blueprints.
 
 The library never prints and never exits. Start with `validate_file` (every finding of one
-blueprint, positioned), `load` (the typed model, or `BlueprintError` with the findings),
-`compile` (the versioned IR), `load_ir` (the IR back into the model the stage-runner
+blueprint, positioned), `check_file` (those and what exploring every run finds), `load` (the
+typed model, or `BlueprintError` with the findings), `compile` (the versioned IR), `load_ir` (the IR back into the model the stage-runner
 drives), `digest` (one value per meaning) and `diff` (what changed between two versions). `compiler.runtime` is the stage-runner that drives it (docs/runner.md) and
 `compiler.analysis` explores every run it allows. Names are imported on first use, so
 `import compiler` stays cheap for the CLI and for runtimes that only need `compiler.runtime`.
@@ -26,12 +26,16 @@ DISTRIBUTION = "agent-blueprint-compiler"
 _EXPORTS = {
     "Blueprint": "compiler.ir.model",
     "BlueprintError": "compiler.api",
+    "CheckResult": "compiler.check",
     "Diagnostic": "compiler.diagnostics",
     "FileResult": "compiler.pipeline",
     "IRError": "compiler.api",
     "Related": "compiler.diagnostics",
     "Settings": "compiler.config",
     "Span": "compiler.diagnostics",
+    "check_bytes": "compiler.check",
+    "check_file": "compiler.check",
+    "check_text": "compiler.check",
     "compile": "compiler.api",
     "diff": "compiler.diff",
     "digest": "compiler.ir.digest",
@@ -46,6 +50,7 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .api import BlueprintError, IRError, compile, load, load_ir
+    from .check import CheckResult, check_bytes, check_file, check_text
     from .config import Settings
     from .diagnostics import Diagnostic, Related, Span
     from .diff import diff

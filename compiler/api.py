@@ -51,6 +51,7 @@ def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> d
     Raises `compiler.BlueprintError` (with every finding) when the blueprint has errors, and
     `OSError` when the file cannot be read. `source.path` in the IR is `ir_source_path(path)`.
     """
+    settings = (settings or DEFAULT_SETTINGS).for_file(path)
     ir, result = compile_with_findings(read_blueprint(path), ir_source_path(path), settings)
     if ir is None:
         raise BlueprintError(result)

@@ -30,6 +30,25 @@ from typing import TYPE_CHECKING, Callable, Iterable
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides
 
+#: Folders a directory search leaves out unless `exclude` says otherwise: hidden ones, and
+#: those that hold other people's code or build output, never blueprints of the project
+#: (gitignore-style patterns; one without a `/` matches at any depth).
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".*",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "bower_components",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "target",
+    "vendor",
+    "venv",
+)
+
 #: A pattern that is a plain name (no glob character, no slash, no negation, no escape).
 _PLAIN = re.compile(r"[^*?\[\]\\/!#\s]+")
 #: Plain names joined by slashes (`/tests/`, `agents/old/`): git reads every such line.
@@ -141,8 +160,6 @@ class PathFilter:
         overrides: "Overrides | None" = None,
         cwd: str | None = None,
     ) -> None:
-        from .config import DEFAULT_EXCLUDE
-
         self._finder = finder
         self._cwd = os.path.abspath(cwd or os.getcwd())
         self._respect_gitignore = overrides.respect_gitignore if overrides else None

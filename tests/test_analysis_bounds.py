@@ -360,7 +360,7 @@ def test_check_keeps_no_analysis_of_a_file_once_it_is_reported(tmp_path: Path, m
 def test_checking_a_file_leaves_no_garbage_that_only_the_cycle_collector_frees():
     # The command-line tool runs the cycle collector rarely: a reference cycle per file (a stage
     # graph whose adjacency cache held one of its own methods) kept each file's graph alive.
-    from compiler.cli.check_cmd import check_bytes
+    from compiler.check import check_bytes
     from compiler.config import Settings
 
     data = (Path(__file__).resolve().parent.parent / "blueprints" / "review-loop.leviath").read_bytes()

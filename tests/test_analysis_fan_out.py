@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from compiler.analysis import analyze
-from compiler.cli.check_cmd import check_bytes
+from compiler.check import check_bytes
 from compiler.config import Settings
 from tests.helpers import CORPUS, requires_shared, run
 from tests.runtime.harness import Driver
@@ -71,7 +71,7 @@ def test_the_corpus_data_analyst_fix_names_the_merge_stage_and_clears_the_findin
     source = folder / "agent.leviath"
 
     def skipped(data: bytes) -> list:
-        checked = check_bytes(str(source), data, Settings())
+        checked = check_bytes(str(source), data, Settings().for_file(source))
         assert checked.analysis is not None
         return [d for d in checked.result.diagnostics if d.code == "output-can-be-skipped"]
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli.main import COMMANDS, cli
-from compiler.rules.registry import REGISTRY
+from compiler.rulebook.registry import REGISTRY
 from tests.helpers import ROOT
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import compiler.fix as fix_module
 from compiler.fix import fix_bytes, fixable_codes
 from compiler.pipeline import validate_bytes
-from compiler.rules.registry import REGISTRY
+from compiler.rulebook.registry import REGISTRY
 from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "cases"

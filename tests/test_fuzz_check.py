@@ -154,10 +154,11 @@ def in_child(function: Callable[[], Any]) -> Any:
 
 def checked(data: bytes) -> dict[str, Any]:
     """Everything `blueprint check` does with `data` at library level, summarised."""
-    from compiler.cli.check_cmd import check_bytes, json_document, json_entry, text_report
+    from compiler.check import check_bytes
     from compiler.config import Settings
     from compiler.pipeline import validate_bytes
     from compiler.render import ReportOptions
+    from compiler.render.check_report import json_document, json_entry, text_report
 
     start = time.process_time()
     validated = validate_bytes("fuzz.leviath", data)

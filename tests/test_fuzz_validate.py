@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from compiler.cli.main import cli
 from compiler.diagnostics import SEVERITIES, Diagnostic, Span
 from compiler.pipeline import FileResult, validate_bytes
-from compiler.rules.registry import REGISTRY
+from compiler.rulebook.registry import REGISTRY
 from tests.helpers import CORPUS, ROOT
 
 SOURCES = sorted((ROOT / "blueprints").glob("*.leviath")) + sorted(CORPUS.glob("*/agent.leviath"))

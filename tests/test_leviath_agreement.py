@@ -290,7 +290,7 @@ def test_allow_blueprint_read_paths_grants_every_declaration(tmp_path):
 
 
 def test_rule_docs_say_how_to_turn_them_on():
-    from compiler.rules.registry import REGISTRY
+    from compiler.rulebook.registry import REGISTRY
 
     for code in INSTALLATION_CODES:
         rationale = REGISTRY.get(code).rationale

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from compiler.rules.registry import REGISTRY, Rule
+from compiler.rulebook.registry import REGISTRY, Rule
 from tests.helpers import ROOT
 
 DOC = ROOT / "docs" / "leviath-mapping.md"

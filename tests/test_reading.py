@@ -8,7 +8,7 @@ import pytest
 
 from compiler.parse.source import MAX_FILE_BYTES
 from compiler.pipeline import validate_bytes
-from compiler.rules.registry import REGISTRY
+from compiler.rulebook.registry import REGISTRY
 from tests.helpers import TOML_TEST, requires_shared
 
 #: What reading a file reports (the syntax family).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler.render.rule_docs import render_pages
-from compiler.rules.registry import REGISTRY
+from compiler.rulebook.registry import REGISTRY
 from tests.helpers import ROOT
 
 DOCS = ROOT / "docs" / "rules"

@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from compiler.config import Settings
-from compiler.schema import schema_findings
+from compiler.rules.schema.findings import schema_findings
 from tests.helpers import assert_codes, run
 
 SCHEMA_ONLY = Settings(select=("schema",))

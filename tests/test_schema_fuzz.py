@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.resources import load_schema
-from compiler.rules.registry import REGISTRY
-from compiler.schema import schema_findings
+from compiler.rulebook.registry import REGISTRY
+from compiler.rules.schema.findings import schema_findings
 from tests.test_schema import subschemas
 
 KEYS = sorted({name for _, node in subschemas(load_schema("blueprint")) for name in node.get("properties", {})})

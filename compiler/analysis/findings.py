@@ -27,7 +27,7 @@ from .traces import Trace
 if TYPE_CHECKING:
     from ..diagnostics import KeyPath
     from ..ir.model import Edge, Stage
-    from ..rules.registry import Rule
+    from ..rulebook.registry import Rule
     from .runs import RunGraph
 
 #: Edge conditions whose edges are reported when no run takes them. A dead_end edge is a

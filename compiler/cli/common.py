@@ -115,6 +115,20 @@ default_max_iterations_option = click.option(
 )
 
 
+def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--statistics` and `-q/--quiet` (which leaves out `left_out`), shared by `validate` and `check`."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option(
+            "-q", "--quiet", is_flag=True, help=f"Leave out {left_out}: only the summary (text and concise formats)."
+        )(command)
+        return click.option(
+            "--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats)."
+        )(command)
+
+    return decorate
+
+
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
     return _deny_warnings_option(_select_option(_ignore_option(command)))
@@ -229,7 +243,7 @@ def settings_per_file(
 
     finder = finder if finder is not None else ConfigFinder()
     try:
-        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
+        settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
         for each in {s.leviath_config for s in settings.values() if s.leviath_config is not None}:
             load_config(each)
         for each in {s.leviath_models for s in settings.values() if s.leviath_models is not None}:

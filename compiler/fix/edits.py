@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Iterable
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span
 from ..parse.source import LineIndex
-from ..rules.fixers import KeyFix
+from ..rulebook.fixers import KeyFix
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..pipeline import FileResult
-    from ..rules.registry import Rule
+    from ..rulebook.registry import Rule
 
 
 @dataclass(frozen=True)

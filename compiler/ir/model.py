@@ -15,10 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from networkx import MultiDiGraph
+from typing import Any, Literal
 
 
 Mode = Literal["autonomous", "interactive", "interactive_points", "fan_out", "output"]
@@ -598,13 +595,6 @@ class Blueprint:
     def graph_mode(self) -> bool:
         """Some stage has a transitions table (even an empty one)."""
         return any(s.transitions is not None for s in self.stages)
-
-    @cached_property
-    def graph(self) -> MultiDiGraph[str]:
-        """The stage graph as a networkx `MultiDiGraph` (see docs/graph.md); networkx loads here."""
-        from ..graph.nx import to_networkx
-
-        return to_networkx(self)
 
     def layout_for(self, stage: Stage) -> Layout:
         """The layout a stage sees: its own if it declares one, else the global one."""

@@ -89,7 +89,7 @@ def _without_line(document: "Document", analysis: "Analysis", offset: int) -> "A
 
 
 def _rule_codes() -> list[tuple[str, str]]:
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     return [(rule.code, rule.summary) for rule in REGISTRY.all()] + [("all", "Every rule.")]
 
@@ -171,11 +171,11 @@ def _present_keys(named: "Analysis | None", path: KeyPath) -> set[str]:
 
 def _names(kind: Kind, named: "Analysis | None", document: "Document") -> Iterable[str]:
     if kind == "tool":
-        from ..rules.lint.tool_catalog import CATALOG, script_tools
+        from ..rules.lint.tool_catalog import CATALOG
         from .diagnostics import project_settings
 
         settings, _ = project_settings(document.path)
-        return sorted(CATALOG | script_tools(document.path) | set(settings.known_tools))
+        return sorted(CATALOG | set(settings.local_tools or ()) | set(settings.known_tools))
     if named is None or named.result.blueprint is None:
         return []
     blueprint = named.result.blueprint

@@ -121,7 +121,7 @@ def analyse(path: str, text: str, version: int, settings: "Settings", encoding: 
     `blueprint validate` / `blueprint check` would validate the file `path` holding `text`."""
     data = text.encode("utf-8", "surrogatepass")
     if check:
-        from ..cli.check_cmd import check_bytes
+        from ..check import check_bytes
 
         result = check_bytes(path, data, settings).result
     else:

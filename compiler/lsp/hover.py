@@ -75,7 +75,7 @@ def _rule_code_at(analysis: "Analysis", offset: int) -> types.Hover | None:
         base = start + directive.start("codes")
         for code in _CODE.finditer(directive.group("codes")):
             if base + code.start() <= offset <= base + code.end():
-                from ..rules.registry import REGISTRY
+                from ..rulebook.registry import REGISTRY
 
                 rule = REGISTRY.get(code.group())
                 if rule is None:

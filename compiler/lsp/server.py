@@ -240,7 +240,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None
     handler.setFormatter(logging.Formatter("blueprint lsp: %(levelname)s: %(message)s"))
     handler.addFilter(_QuietRefusals())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     REGISTRY.load()  # once, before the worker thread and the handlers both need it
     build_server().start_io(stdin, stdout)

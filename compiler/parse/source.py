@@ -16,7 +16,7 @@ from operator import add
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
-from ..rules.registry import SYNTAX
+from ..rulebook.registry import SYNTAX
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 8 * 1024 * 1024

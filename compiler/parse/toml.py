@@ -12,8 +12,8 @@ import tomllib
 from typing import Any
 
 from ..diagnostics import Diagnostic, Related, Span, format_key_path
-from ..rules.registry import SYNTAX
-from ..rules.snippets import stage as declared
+from ..rulebook.registry import SYNTAX
+from ..rulebook.snippets import stage as declared
 from .comments import TOKENS
 from .positions import PositionIndex
 from .source import SourceFile

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from .. import DISTRIBUTION, __version__
 from ..diagnostics import Diagnostic, Severity, Span
-from ..rules.registry import REGISTRY, Rule
+from ..rulebook.registry import REGISTRY, Rule
 from .paths import repository_path
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from ..diagnostics import Diagnostic, KeyPath, Related
 from ..parse.positions import PositionIndex
-from .registry import DEFAULT, Rule
+from ..rulebook.registry import DEFAULT, Rule
 
 if TYPE_CHECKING:
     from ..config import Settings

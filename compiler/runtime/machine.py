@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, assert_never
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
-from . import ending, interaction, replies, texts
+from . import ending, interaction, points, replies, texts
 from .actions import Action, AwaitChildren, AwaitWorkers, Complete, Fail
 from .events import (
     Cancel,
@@ -120,7 +120,7 @@ def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.phase == "route":
         return (ending.route_action(run),)
     if state.phase == "interact":
-        return (interaction.interaction_action(run),)
+        return (points.interaction_action(run),)
     if state.phase == "children":
         return (AwaitChildren(state.stage, state.children),)
     if state.phase == "workers":

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Iterable
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
 from ..runtime.events import Event, RegionChanged
-from ..runtime.interaction import matches
 from ..runtime.machine import start, step
+from ..runtime.points import matches
 from ..runtime.state import Injection, RunState
 from .model import Action, Scenario, Where
 from .vocabulary import EVENT_PHASES, PHASES, STEPS_FOR, WAITING, phases, to_event

@@ -7,10 +7,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Region, Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import edge_path, stage_path
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 #: The tools that fill a region; the runtime checks for them literally.
 CONTEXT_WRITERS = ("context_write", "context_append")

@@ -23,10 +23,10 @@ from typing import Any, Iterable, Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
+from ...rulebook.fixers import KeyEdits, KeyFix, Unfixable
+from ...rulebook.registry import LINT
 from ..common import header, stage_path
 from ..context import RuleContext
-from ..fixers import KeyEdits, KeyFix, Unfixable
-from ..registry import LINT
 
 
 def move_where_read(edits: KeyEdits, finding: Diagnostic) -> None:

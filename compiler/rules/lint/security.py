@@ -12,10 +12,10 @@ import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import quoted, string_entries
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 from ..structure.read_paths import entry_problem
 from .shell_keys import KEY_PREFIX, command_keys, is_valid_prefix
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import did_you_mean, edge_path, edges, header, quoted, stage_path
 
 UNKNOWN_ENTRY_STAGE = STRUCTURE.define(

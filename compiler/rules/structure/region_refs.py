@@ -14,10 +14,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Blueprint, Layout, Stage
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import did_you_mean, edge_path, edges, header, layouts, quoted, stage_path, string_entries
 
 UNKNOWN_REGION = STRUCTURE.define(
