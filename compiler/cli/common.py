@@ -305,7 +305,7 @@ def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = F
 def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
     """The fixable findings of every result, with their edits (as `--fix` would make them).
     The fixing engine is imported only for a result with a fixable finding."""
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     codes = {rule.code for rule in REGISTRY.load().rules.values() if rule.fixable}
     fixes: dict["Diagnostic", "Fix"] = {}
