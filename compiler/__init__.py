@@ -14,8 +14,9 @@ for an argument of the wrong kind.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 #: The name to install: `pip install agent-blueprint-compiler` (`blueprint-compiler` on PyPI
@@ -24,26 +25,26 @@ DISTRIBUTION = "agent-blueprint-compiler"
 
 #: public name → module that defines it
 _EXPORTS = {
-    "Blueprint": "compiler.ir.model",
-    "BlueprintError": "compiler.api",
-    "CheckResult": "compiler.check",
-    "Diagnostic": "compiler.diagnostics",
-    "FileResult": "compiler.pipeline",
-    "IRError": "compiler.api",
-    "Related": "compiler.diagnostics",
-    "Settings": "compiler.config",
-    "Span": "compiler.diagnostics",
-    "check_bytes": "compiler.check",
-    "check_file": "compiler.check",
-    "check_text": "compiler.check",
-    "compile": "compiler.api",
-    "diff": "compiler.diff",
-    "digest": "compiler.ir.digest",
-    "load": "compiler.api",
-    "load_ir": "compiler.api",
-    "validate_bytes": "compiler.pipeline",
-    "validate_file": "compiler.pipeline",
-    "validate_text": "compiler.pipeline",
+    "Blueprint": "ir.model",
+    "BlueprintError": "api",
+    "CheckResult": "check",
+    "Diagnostic": "diagnostics",
+    "FileResult": "pipeline",
+    "IRError": "api",
+    "Related": "diagnostics",
+    "Settings": "config",
+    "Span": "diagnostics",
+    "check_bytes": "check",
+    "check_file": "check",
+    "check_text": "check",
+    "compile": "api",
+    "diff": "diff",
+    "digest": "ir.digest",
+    "load": "api",
+    "load_ir": "api",
+    "validate_bytes": "pipeline",
+    "validate_file": "pipeline",
+    "validate_text": "pipeline",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -59,17 +60,4 @@ if TYPE_CHECKING:
     from .pipeline import FileResult, validate_bytes, validate_file, validate_text
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
-    if module == f"{__name__}.{name}":  # a subpackage that is also callable: compiler.diff
-        value = importlib.import_module(module)
-    else:
-        value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
