@@ -4,8 +4,9 @@ One run measures, on the same inputs:
 
 1. corpus throughput: `validate_bytes` (everything `validate` does) vs `tomllib.loads` over the
    real blueprints in ../shared/corpus (when present) plus a seeded generated corpus;
-2. one file as a process: `blueprint validate FILE` vs `check-jsonschema` with our schema
-   (the `bench` extra installs it; without it the row is skipped with a hint);
+2. one file as a process: `blueprint validate FILE` vs `python -c "tomllib.load(FILE)"`
+   (start-up), and vs `check-jsonschema` with our schema (the `bench` extra installs it;
+   without it those rows are skipped with a hint);
 3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
 4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
    `check` per stage at 100 / 1,000 / 10,000 stages; `blueprint check DIR` peak memory on a
@@ -124,7 +125,8 @@ def run_section(section: str, plan: dict) -> list:
     if section == "process":
         with tempfile.TemporaryDirectory() as work:
             valid, invalid = process_inputs(Path(work))
-            return measure.process_rows(valid, invalid, plan["process_repeat"])
+            startup = measure.startup_row(valid, plan["process_repeat"])
+            return [startup, *measure.process_rows(valid, invalid, plan["process_repeat"])]
     if section == "scaling":
         return measure.scaling_rows(plan["scaling_sizes"], plan["scaling_repeat"])
     if section == "check":
@@ -182,7 +184,7 @@ def machine_header(quick: bool) -> dict:
     except (OSError, subprocess.CalledProcessError):
         commit = None
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "quick": quick,
         "commit": commit,
         "cpus": os.cpu_count(),

@@ -1,8 +1,8 @@
 """blueprint-compiler: parse, validate, compile and run TOML agent blueprints.
 
 The library never prints and never exits. Start with `validate_file` (every finding of one
-blueprint, positioned), `load` (the typed model, or `BlueprintError` with the findings),
-`compile` (the versioned IR), `load_ir` (the IR back into the model the stage-runner
+blueprint, positioned), `check_file` (those and what exploring every run finds), `load` (the
+typed model, or `BlueprintError` with the findings), `compile` (the versioned IR), `load_ir` (the IR back into the model the stage-runner
 drives), `digest` (one value per meaning) and `diff` (what changed between two versions). `compiler.runtime` is the stage-runner that drives it (docs/runner.md) and
 `compiler.analysis` explores every run it allows. Names are imported on first use, so
 `import compiler` stays cheap for the CLI and for runtimes that only need `compiler.runtime`.
@@ -14,8 +14,9 @@ for an argument of the wrong kind.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 #: The name to install: `pip install agent-blueprint-compiler` (`blueprint-compiler` on PyPI
@@ -24,47 +25,39 @@ DISTRIBUTION = "agent-blueprint-compiler"
 
 #: public name → module that defines it
 _EXPORTS = {
-    "Blueprint": "compiler.ir.model",
-    "BlueprintError": "compiler.api",
-    "Diagnostic": "compiler.diagnostics",
-    "FileResult": "compiler.pipeline",
-    "IRError": "compiler.api",
-    "Related": "compiler.diagnostics",
-    "Settings": "compiler.config",
-    "Span": "compiler.diagnostics",
-    "compile": "compiler.api",
-    "diff": "compiler.diff",
-    "digest": "compiler.ir.digest",
-    "load": "compiler.api",
-    "load_ir": "compiler.api",
-    "validate_bytes": "compiler.pipeline",
-    "validate_file": "compiler.pipeline",
-    "validate_text": "compiler.pipeline",
+    "Blueprint": "ir.model",
+    "BlueprintError": "api",
+    "CheckResult": "check",
+    "Diagnostic": "diagnostics",
+    "FileResult": "pipeline",
+    "IRError": "api",
+    "Related": "diagnostics",
+    "Settings": "config",
+    "Span": "diagnostics",
+    "check_bytes": "check",
+    "check_file": "check",
+    "check_text": "check",
+    "compile": "api",
+    "diff": "diff",
+    "digest": "ir.digest",
+    "load": "api",
+    "load_ir": "api",
+    "validate_bytes": "pipeline",
+    "validate_file": "pipeline",
+    "validate_text": "pipeline",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .api import BlueprintError, IRError, compile, load, load_ir
+    from .check import CheckResult, check_bytes, check_file, check_text
     from .config import Settings
+    from .diagnostics import Diagnostic, Related, Span
     from .diff import diff
     from .ir.digest import digest
-    from .diagnostics import Diagnostic, Related, Span
     from .ir.model import Blueprint
     from .pipeline import FileResult, validate_bytes, validate_file, validate_text
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
-    if module == f"{__name__}.{name}":  # a subpackage that is also callable: compiler.diff
-        value = importlib.import_module(module)
-    else:
-        value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

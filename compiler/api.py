@@ -14,8 +14,8 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from .config import DEFAULT_SETTINGS, Settings
-from .parse.source import read_blueprint
 from .ir.serialize import IRDocument, IRError, IRSource, dumps, load_ir, read_ir, to_ir
+from .parse.source import read_blueprint
 
 if TYPE_CHECKING:
     from .ir.model import Blueprint
@@ -45,12 +45,13 @@ def load(path: str | os.PathLike[str], settings: Settings | None = None) -> "Blu
     return result.blueprint
 
 
-def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> dict[str, Any]:  # noqa: A001
+def compile(path: str | os.PathLike[str], settings: Settings | None = None) -> dict[str, Any]:
     """The IR document of the blueprint file `path`.
 
     Raises `compiler.BlueprintError` (with every finding) when the blueprint has errors, and
     `OSError` when the file cannot be read. `source.path` in the IR is `ir_source_path(path)`.
     """
+    settings = (settings or DEFAULT_SETTINGS).for_file(path)
     ir, result = compile_with_findings(read_blueprint(path), ir_source_path(path), settings)
     if ir is None:
         raise BlueprintError(result)

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .discover import local_tools
+from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
 
@@ -40,26 +42,6 @@ CONFIG_FILE = PYPROJECT
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
-
-#: Folders a directory search leaves out unless `exclude` says otherwise: hidden ones, and
-#: those that hold other people's code or build output, never blueprints of the project
-#: (gitignore-style patterns; one without a `/` matches at any depth).
-DEFAULT_EXCLUDE: tuple[str, ...] = (
-    ".*",
-    "__pycache__",
-    "__pypackages__",
-    "_build",
-    "bower_components",
-    "buck-out",
-    "build",
-    "dist",
-    "node_modules",
-    "site-packages",
-    "target",
-    "vendor",
-    "venv",
-)
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -78,6 +60,16 @@ class Settings:
     #: The iteration cap of a stage whose `max_iterations` is unset or 0, as the user's Leviath
     #: configuration sets it (`[limits] default_max_iterations`, 50 by default); 0 for none.
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+    #: Names of the `tools/*.rhai` scripts beside the blueprint (`unknown-tool` accepts them).
+    #: None: not looked up, so no script is known and the result depends on nothing on disk;
+    #: `for_file(path)` looks them up (`validate_file`, `check_file` and the CLI do).
+    local_tools: tuple[str, ...] | None = None
+
+    def for_file(self, path: str | os.PathLike[str]) -> "Settings":
+        """These settings with `local_tools` read from beside the blueprint file `path`, unless given."""
+        if self.local_tools is not None:
+            return self
+        return replace(self, local_tools=local_tools(os.fspath(path)))
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)
@@ -195,7 +187,8 @@ FLAGS: dict[str, str] = {
 
 
 def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) -> Settings:
-    """The settings of one file: the configuration, with every given flag replacing its key."""
+    """The settings of one file: the configuration, with every given flag replacing its key
+    (`Settings.for_file` adds what lies beside the file)."""
     shared = [f.name for f in fields(Settings)]
     values: dict[str, Any] = {}
     for source in (config, overrides):
@@ -208,7 +201,7 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
 
 def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
     """`names` unchanged when each is a rule code, a family or `all`; else `ConfigError`."""
-    from .rules.registry import FAMILIES, REGISTRY
+    from .rulebook.registry import FAMILIES, REGISTRY
 
     known = {*REGISTRY.load().rules, *FAMILIES, *ALL_RULES}
     names = tuple(names)
@@ -220,11 +213,11 @@ def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
 
 def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
     """`patterns` unchanged when each is a gitignore-style pattern; else `ConfigError`."""
-    from .ignore import compile_patterns
+    from .ignore import check_patterns
 
     patterns = tuple(patterns)
     try:
-        compile_patterns(patterns)
+        check_patterns(patterns)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     return patterns

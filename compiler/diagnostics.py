@@ -160,11 +160,11 @@ class Counts:
 
 
 __all__ = [
+    "SEVERITIES",
     "Counts",
     "Diagnostic",
     "KeyPath",
     "Related",
-    "SEVERITIES",
     "Severity",
     "Span",
     "format_key",

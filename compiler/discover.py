@@ -11,12 +11,12 @@ file reached twice is checked once.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .config import DEFAULT_EXCLUDE
-from .ignore import PathFilter
+from .ignore import DEFAULT_EXCLUDE, PathFilter
 
 BLUEPRINT_SUFFIX = ".leviath"
 
@@ -131,3 +131,31 @@ def _inside(entry: os.DirEntry, real_root: str) -> bool:
         return entry.is_file()
     target = os.path.realpath(entry.path)
     return os.path.isfile(target) and os.path.commonpath([target, real_root]) == real_root
+
+
+def local_tools(blueprint: str) -> tuple[str, ...]:
+    """Names of the `tools/*.rhai` scripts beside the blueprint file `blueprint`, sorted (none
+    when it is not a file on disk). The one fact a rule needs from beside a blueprint: drivers
+    (`validate_file`, the CLI, the language server) read it and pass it in `Settings.local_tools`."""
+    try:
+        if not os.path.isfile(blueprint):
+            return ()
+        tools = os.path.join(os.path.dirname(blueprint), "tools")
+        stamp = os.stat(tools).st_mtime_ns  # a changed directory is read again
+    except (OSError, ValueError):
+        return ()
+    return _scripts_in(tools, stamp)
+
+
+@functools.lru_cache(maxsize=128)
+def _scripts_in(directory: str, _stamp: int) -> tuple[str, ...]:
+    try:
+        return tuple(
+            sorted(
+                entry.name[: -len(".rhai")]
+                for entry in os.scandir(directory)
+                if entry.name.endswith(".rhai") and entry.is_file()
+            )
+        )
+    except OSError:
+        return ()

@@ -30,8 +30,29 @@ from typing import TYPE_CHECKING, Callable, Iterable
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides
 
+#: Folders a directory search leaves out unless `exclude` says otherwise: hidden ones, and
+#: those that hold other people's code or build output, never blueprints of the project
+#: (gitignore-style patterns; one without a `/` matches at any depth).
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".*",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "bower_components",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "target",
+    "vendor",
+    "venv",
+)
+
 #: A pattern that is a plain name (no glob character, no slash, no negation, no escape).
 _PLAIN = re.compile(r"[^*?\[\]\\/!#\s]+")
+#: Plain names joined by slashes (`/tests/`, `agents/old/`): git reads every such line.
+_PLAIN_PATH = re.compile(r"/*[^*?\[\]\\/!#\s]+(?:/+[^*?\[\]\\/!#\s]+)*/*")
 #: Matches a folder or file name; built for plain names without importing pathspec.
 Matcher = Callable[[str], bool]
 
@@ -58,6 +79,14 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
         else:
             compiled.append((line, pattern.include, _git_matcher(pattern.regex)))
     return compiled
+
+
+def check_patterns(lines: Iterable[str]) -> None:
+    """`ValueError` naming the first line git rejects. Lines of plain names and slashes are
+    always read, so only the others are compiled (pathspec is slow to import)."""
+    others = [line for line in lines if not _PLAIN_PATH.fullmatch(line)]
+    if others:
+        compile_patterns(others)
 
 
 def _git_matcher(regex: "re.Pattern[str]") -> Matcher:
@@ -131,8 +160,6 @@ class PathFilter:
         overrides: "Overrides | None" = None,
         cwd: str | None = None,
     ) -> None:
-        from .config import DEFAULT_EXCLUDE
-
         self._finder = finder
         self._cwd = os.path.abspath(cwd or os.getcwd())
         self._respect_gitignore = overrides.respect_gitignore if overrides else None
@@ -207,9 +234,10 @@ class PathFilter:
         if config is None:
             sets = [self._defaults]
         else:
-            sets = self._by_config.get(id(config))
-            if sets is None:
-                sets = self._by_config[id(config)] = _config_sets(config)
+            cached = self._by_config.get(id(config))
+            if cached is None:
+                cached = self._by_config[id(config)] = _config_sets(config)
+            sets = cached
         return sets + [self._command_line] if self._command_line is not None else sets
 
     def _gitignore_on(self, config: "FileConfig | None") -> bool:
@@ -268,7 +296,7 @@ def _read_patterns(path: str, base: str, cwd: str) -> PatternSet | None:
     shown = os.path.relpath(path, cwd) if _is_below(path, cwd) else path
     patterns = PatternSet(base, shown, lines)
     try:
-        patterns.compiled
+        patterns.compiled  # noqa: B018 - compiled now, so that a bad line is found here
     except ValueError:  # git skips a line it cannot read; so do we, by dropping the bad ones
         patterns = PatternSet(base, shown, tuple(line for line in lines if _valid(line)))
     return patterns
@@ -298,4 +326,4 @@ def _is_below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-__all__ = ["PathFilter", "PatternSet", "compile_patterns"]
+__all__ = ["PathFilter", "PatternSet", "check_patterns", "compile_patterns"]

@@ -12,14 +12,13 @@ import gc
 import os
 from dataclasses import dataclass, field
 
-
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .ir.model import Blueprint
 from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
+from .rulebook.registry import META, REGISTRY, Check
 from .rules.context import RuleContext
-from .rules.registry import META, REGISTRY, Check
 from .suppress import apply_suppressions
 
 INTERNAL_ERROR = META.define(
@@ -134,16 +133,18 @@ def _run_families(ctx: RuleContext, families: tuple[str, ...], diagnostics: list
 
 
 def validate_text(text: str, path: str = "<string>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:
-    """Check a blueprint held as text; `path` names it in the findings. Note the order: the
-    text comes first here, the path first in `validate_bytes`."""
+    """Check a blueprint held as text; `path` names it in the findings and is never read (nor
+    is anything beside it: `Settings.local_tools` says which tool scripts exist). Note the
+    order: the text comes first here, the path first in `validate_bytes`."""
     if not isinstance(text, str):
         raise TypeError(f"validate_text takes the text as a str, not {type(text).__name__} (bytes: validate_bytes)")
     return validate_bytes(path, text.encode("utf-8"), settings)
 
 
 def validate_file(path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS) -> FileResult:
-    """Validate a file on disk. I/O problems (missing, unreadable) raise `OSError`."""
-    return validate_bytes(os.fspath(path), read_blueprint(path), settings)
+    """Validate a file on disk. I/O problems (missing, unreadable) raise `OSError`. The
+    `tools/*.rhai` scripts beside it count as its tools (`Settings.for_file`)."""
+    return validate_bytes(os.fspath(path), read_blueprint(path), settings.for_file(path))
 
 
 def _run_check(ctx: RuleContext, check: Check) -> list[Diagnostic]:

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, Span
 from .parse.comments import iter_comments
+from .rulebook.fixers import LineEdits, LineFix, Unfixable
+from .rulebook.registry import META, REGISTRY
+from .rulebook.snippets import MODEL
+from .rulebook.snippets import stage as declared
 from .rules.context import RuleContext
-from .rules.fixers import LineEdits, LineFix, Unfixable
-from .rules.registry import META, REGISTRY
-from .rules.snippets import MODEL
-from .rules.snippets import stage as declared
 
 _DIRECTIVE = re.compile(r"\s*blueprint\s*:\s*(?P<kind>[A-Za-z_-]+)\s*(?:\[(?P<codes>[^\]]*)\])?")
 _KINDS = ("ignore", "ignore-file")

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 ACTION = ROOT / "action.yml"
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")

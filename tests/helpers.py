@@ -41,7 +41,7 @@ def run(source: str, *, settings: Settings | None = None, agent: bool = True) ->
 def rules_of(*modules: str) -> tuple[str, ...]:
     """The codes of every rule the named modules define (`"lint.graph"` for
     `compiler.rules.lint.graph`), as the registry has them."""
-    from compiler.rules.registry import REGISTRY
+    from compiler.rulebook.registry import REGISTRY
 
     names = {f"compiler.rules.{m}" for m in modules}
     return tuple(rule.code for rule in REGISTRY.all() if rule.module in names)

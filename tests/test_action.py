@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from action_runner import load_action, run_action
-from helpers import ROOT
+from tests.action_runner import load_action, run_action
+from tests.helpers import ROOT
 
 BROKEN = '[agent]\nname = "b"\n[stages.a]\nmode = "output"\n[stages.a.transitions.ghost]\n'
 

@@ -7,7 +7,6 @@ import sys
 from textwrap import dedent
 
 import pytest
-from helpers import CORPUS, requires_shared, run
 
 from compiler.analysis import analyze
 from compiler.analysis.runs import explore_runs
@@ -15,6 +14,7 @@ from compiler.analysis.traces import verify
 from compiler.ir.model import Blueprint, Edge, Stage
 from compiler.runtime import step
 from compiler.runtime.machine import start
+from tests.helpers import CORPUS, requires_shared, run
 
 QUIET = '[agent.nudge]\nenabled = false\n'
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import run
 
 from compiler.analysis import analyze, core
 from compiler.analysis.repeats import EventRuns, delta, longest_run, replay_run
@@ -28,6 +27,7 @@ from compiler.ir.model import Blueprint
 from compiler.runtime import InferenceFinished, ToolCall, start, step
 from compiler.runtime.events import event_from_dict, event_to_dict
 from compiler.runtime.ndjson import read_events
+from tests.helpers import run
 
 HUGE = 2**63 - 1
 
@@ -75,7 +75,7 @@ def test_the_runner_counts_a_repeated_call_in_one_step():
     ir = blueprint(STUCK.format(threshold="stuck_after_same_file_edits", value=HUGE))
     state, _ = start(ir, 0)
     call = ToolCall("edit_file", "a.py", count=HUGE)
-    state, actions = step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
+    state, _ = step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
     assert state.stage == "b"  # the churn threshold tripped at once
     assert state.flags.modified_file_count == HUGE
 
@@ -360,7 +360,7 @@ def test_check_keeps_no_analysis_of_a_file_once_it_is_reported(tmp_path: Path, m
 def test_checking_a_file_leaves_no_garbage_that_only_the_cycle_collector_frees():
     # The command-line tool runs the cycle collector rarely: a reference cycle per file (a stage
     # graph whose adjacency cache held one of its own methods) kept each file's graph alive.
-    from compiler.cli.check_cmd import check_bytes
+    from compiler.check import check_bytes
     from compiler.config import Settings
 
     data = (Path(__file__).resolve().parent.parent / "blueprints" / "review-loop.leviath").read_bytes()

@@ -5,22 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner, Result
-from helpers import CORPUS, ROOT, SARIF_SCHEMA, requires_shared
 
 from compiler.cli.main import cli
+from tests.helpers import CORPUS, ROOT, SARIF_SCHEMA, requires_shared
 
 CASES = Path(__file__).parent / "check_cases"
 STRAND = CASES / "run-can-strand" / "review-loop.leviath"
 CLEAN = CASES / "run-can-strand" / "ok-dead-end-edge.leviath"
 BROKEN = '[agent]\nname = "b"\n[stages.a.transitions.nowhere]\n'
-
-
-@pytest.fixture(autouse=True)
-def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NO_COLOR", "FORCE_COLOR", "BLUEPRINT_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def check(*args: str) -> Result:

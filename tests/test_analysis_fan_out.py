@@ -5,12 +5,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers import CORPUS, requires_shared, run
-
 from compiler.analysis import analyze
-from compiler.cli.check_cmd import check_bytes
+from compiler.check import check_bytes
 from compiler.config import Settings
-from runtime.harness import Driver
+from tests.helpers import CORPUS, requires_shared, run
+from tests.runtime.harness import Driver
 
 SPLIT = """
 [stages.split]
@@ -72,7 +71,7 @@ def test_the_corpus_data_analyst_fix_names_the_merge_stage_and_clears_the_findin
     source = folder / "agent.leviath"
 
     def skipped(data: bytes) -> list:
-        checked = check_bytes(str(source), data, Settings())
+        checked = check_bytes(str(source), data, Settings().for_file(source))
         assert checked.analysis is not None
         return [d for d in checked.result.diagnostics if d.code == "output-can-be-skipped"]
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.check_cmd import check_bytes, text_report
+from compiler.check import check_bytes
 from compiler.config import Settings
 from compiler.render import ReportOptions
+from compiler.render.check_report import text_report
 from compiler.render.rule_docs import state_limit_of
-from helpers import assert_golden, golden_id
+from tests.helpers import assert_golden, golden_id
 
 CASES = Path(__file__).parent / "check_cases"
 CASE_FILES = sorted(CASES.glob("*/*.leviath"))

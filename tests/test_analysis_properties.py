@@ -41,8 +41,8 @@ from compiler.runtime import (
     step,
     texts,
 )
-import ir_strategies
-from ir_strategies import LAYOUT, NAMES, review_point
+from tests import ir_strategies
+from tests.ir_strategies import LAYOUT, NAMES, review_point
 
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "fan_out"]
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -19,10 +19,10 @@ from typing import Iterator
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import ir_strategies
 from compiler.analysis import analyze, facts, visit
 from compiler.ir.model import Blueprint, Gate, ResolvedNudge, Stage, StuckThresholds
-from ir_strategies import LAYOUT, NAMES
+from tests import ir_strategies
+from tests.ir_strategies import LAYOUT, NAMES
 
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output"]
 #: Caps, thresholds and budgets: mostly longer than RUN_JUMP steps.

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 
 def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
@@ -22,7 +22,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["header"]["quick"] is True and report["header"]["python"]
     rows = {row["name"]: row for row in report["rows"]}
-    expected = ["corpus:", "scaling: time per stage", "scaling: one", "check:", "runner: step", "runner: RunState", "lsp:"]
+    expected = ["corpus:", "process: blueprint validate FILE", "scaling: time per stage", "scaling: one", "check:", "runner: step", "runner: RunState", "lsp:"]
     for prefix in expected:
         assert any(name.startswith(prefix) for name in rows), f"no row {prefix!r}"
     for row in rows.values():

@@ -27,7 +27,7 @@ from compiler.render.blueprint_docs import (
     render_markdown,
     unique_stems,
 )
-from helpers import ROOT, run
+from tests.helpers import ROOT, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
 GOLDEN = Path(__file__).parent / "diagrams"

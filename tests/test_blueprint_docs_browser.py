@@ -17,7 +17,7 @@ import pytest
 
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import page_data, render_html
-from helpers import CORPUS, ROOT, requires_shared
+from tests.helpers import CORPUS, ROOT, requires_shared
 
 _spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
 browser = importlib.util.module_from_spec(_spec)

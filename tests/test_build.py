@@ -6,7 +6,6 @@ import textwrap
 import tomllib
 
 import pytest
-from helpers import CORPUS, requires_shared
 
 from compiler.ir.build import build_blueprint
 from compiler.ir.model import (
@@ -28,6 +27,7 @@ from compiler.ir.model import (
     ToolPermission,
     ToolRouting,
 )
+from tests.helpers import CORPUS, requires_shared
 
 
 def build(source: str):

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from compiler.cli.main import cli
 from compiler.parse.source import MAX_FILE_BYTES
-from helpers import ROOT, run_with_stdin_closed
+from tests.helpers import ROOT, run_with_stdin_closed
 
 BROKEN = '[agent]\nname = "unterminated\n'
 EXAMPLE = sorted((ROOT / "blueprints").glob("*.leviath"))[0]

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli.main import cli
-from helpers import CORPUS, ROOT, requires_shared
+from tests.helpers import CORPUS, ROOT, requires_shared
 
 #: No errors; one warning (`unused-suppression`: the comment names no rule).
 WARNING_ONLY = """\
@@ -29,12 +29,6 @@ max_iterations = 5
 """
 #: A TOML syntax error: one `toml-syntax` error whatever else the rules check.
 BROKEN = '[agent]\nname = "unterminated\n'
-
-
-@pytest.fixture(autouse=True)
-def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NO_COLOR", "FORCE_COLOR", "BLUEPRINT_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def validate(*args: str, env: dict[str, str] | None = None) -> Result:

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from action_runner import run_action
 from compiler.cli.main import cli
-from test_action import runner_temp, tools
-from watching import Watch
+from tests.action_runner import run_action
+from tests.test_action import runner_temp, tools
+from tests.watching import Watch
 
 pytest.importorskip("watchfiles")
 

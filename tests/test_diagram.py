@@ -19,13 +19,13 @@ from compiler.graph import StageGraph
 from compiler.render.diagram import (
     drawing,
     mermaid_text,
-    render,
     to_dot,
     to_mermaid,
     visible,
 )
 from compiler.render.diagram_outline import outline
-from helpers import CORPUS, ROOT, requires_shared, run
+from compiler.render.drawings import render
+from tests.helpers import CORPUS, ROOT, requires_shared, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
 GOLDEN = Path(__file__).parent / "diagrams"

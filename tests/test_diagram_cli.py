@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from compiler.cli.main import cli
-from helpers import ROOT
+from tests.helpers import ROOT
 
 GOLDEN = Path(__file__).parent / "diagrams"
 REVIEW = ROOT / "blueprints" / "review-loop.leviath"

@@ -15,7 +15,7 @@ from compiler.diff.rules import explain_markdown
 from compiler.diff.words import word_diff
 from compiler.ir.digest import canonical_bytes
 from compiler.ir.serialize import IR_VERSION
-from helpers import CORPUS, ROOT, requires_shared
+from tests.helpers import CORPUS, ROOT, requires_shared
 
 CASES = ROOT / "tests" / "diff_cases"
 OLD = CASES / "budget-raised" / "build-revisits.old.leviath"

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 import compiler
 from compiler.cli.main import cli
 from compiler.diff.rules import RULES
-from helpers import ROOT
+from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "diff_cases"
 BASE = (CASES / "budget-raised" / "build-revisits.old.leviath").read_text(encoding="utf-8")

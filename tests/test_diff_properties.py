@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from compiler.config import Settings
 from compiler.diff.core import Version, compare
 from compiler.pipeline import validate_bytes
-from ir_strategies import NAMES
+from tests.ir_strategies import NAMES
 
 TOOLS = ["read_file", "list_dir", "write_file", "shell", "context_write"]
 WORDS = st.text(alphabet="abcdefgh xyzé✓'\"", min_size=1, max_size=16).map(lambda s: f"w{s.strip()}")

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from compiler.cli.main import cli
 from compiler.ir.serialize import IR_VERSION
 from compiler.resources import SCHEMA_NAMES, schema_path
-from helpers import ROOT
+from tests.helpers import ROOT
 
 #: The `taplo` package installs the command beside this Python.
 TAPLO = shutil.which("taplo") or str(Path(sys.executable).parent / "taplo")

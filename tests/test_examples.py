@@ -11,13 +11,22 @@ from pathlib import Path
 import pytest
 
 from compiler.pipeline import validate_bytes
-from helpers import ROOT
+from tests.helpers import ROOT
 
 EXAMPLES = sorted((ROOT / "blueprints").rglob("*.leviath"))
 
 
-def test_there_are_four_to_six_examples() -> None:
-    assert 4 <= len(EXAMPLES) <= 6, [p.name for p in EXAMPLES]
+def test_each_example_shows_its_own_feature_and_has_scenarios() -> None:
+    """However many examples the folder holds: each opens with a comment naming the feature it
+    shows (no two alike), and each has its scenario file, which has its example."""
+    assert EXAMPLES
+    headlines = [path.read_text(encoding="utf-8").splitlines()[0] for path in EXAMPLES]
+    assert all(line.startswith("# ") for line in headlines), headlines
+    assert len(set(headlines)) == len(EXAMPLES), headlines
+    scenarios = sorted((ROOT / "blueprints").rglob("*.scenarios.toml"))
+    assert [p.with_name(p.name.removesuffix(".scenarios.toml")) for p in scenarios] == [
+        p.with_suffix("") for p in EXAMPLES
+    ]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.relative_to(ROOT).as_posix())

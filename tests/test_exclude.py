@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.cli.main import cli
 from compiler.config import ConfigFinder, Overrides
 from compiler.discover import discover
-from compiler.ignore import PathFilter
-from helpers import ROOT
+from compiler.ignore import PathFilter, check_patterns, compile_patterns
+from tests.helpers import ROOT
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
 
@@ -156,3 +158,19 @@ def test_gitignore_decisions_agree_with_git(tmp_path: Path) -> None:
     # back; `build/` leaves out the folder, and nothing inside it can be brought back.
     assert "deep/again.leviath" in by_git and "deep/g.leviath" not in by_git
     assert "build/keep.leviath" not in by_git and "sub/x.draft.leviath" in by_git
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["/", "a", "b.c", "*", "**", "[", "]", "\\", "!", "#", " ", "?", "x-y"]), max_size=6))
+def test_checking_patterns_without_pathspec_agrees_with_pathspec(parts: list[str]) -> None:
+    """`check_patterns` skips the lines made of plain names and slashes; pathspec must accept
+    every such line, and any line it rejects must still be rejected."""
+    line = "".join(parts)
+    try:
+        compile_patterns([line])
+    except ValueError as exc:
+        with pytest.raises(ValueError) as caught:
+            check_patterns([line])
+        assert str(caught.value) == str(exc)
+    else:
+        check_patterns([line])

@@ -25,8 +25,8 @@ from compiler.parse.positions import _BARE_HEADER, _BARE_KEY, _Scanner
 from compiler.parse.source import LineIndex, SourceFile
 from compiler.pipeline import LARGE_INPUT_BYTES, validate_bytes
 from compiler.rules.context import MISSING, RuleContext
-from test_fuzz_fastpaths import toml_texts
-from test_fuzz_validate import FUZZ, paths, values
+from tests.test_fuzz_fastpaths import toml_texts
+from tests.test_fuzz_validate import FUZZ, paths, values
 
 # --- line index ---------------------------------------------------------------------------------
 

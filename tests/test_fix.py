@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 import compiler.fix as fix_module
 from compiler.fix import fix_bytes, fixable_codes
 from compiler.pipeline import validate_bytes
-from compiler.rules.registry import REGISTRY
-from helpers import ROOT
+from compiler.rulebook.registry import REGISTRY
+from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "cases"
 FIXES = ROOT / "tests" / "fixes"
@@ -106,8 +106,9 @@ def test_every_other_byte_is_unchanged(case: Path) -> None:
         elif tag == "replace":
             assert i2 - i1 == j2 - j1, (before[i1:i2], after[j1:j2])
             for number, old, new in zip(range(i1 + 1, i2 + 1), before[i1:i2], after[j1:j2]):
-                head = len(os.path.commonprefix([old, new]))
-                tail = len(os.path.commonprefix([old[head:][::-1], new[head:][::-1]]))
+                # The common prefix and suffix of two lines of text (not paths), character by character.
+                head = len(os.path.commonprefix([old, new]))  # noqa: RUF071
+                tail = len(os.path.commonprefix([old[head:][::-1], new[head:][::-1]]))  # noqa: RUF071
                 start, end = head, len(old) - tail
                 comment = old.find("#")
                 in_span = any(s <= start and end <= e for s, e in spans.get(number, []))

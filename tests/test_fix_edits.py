@@ -14,8 +14,8 @@ from compiler.diagnostics import Span
 from compiler.fix import fix_bytes, fixable_codes
 from compiler.fix.edits import TextEdit, apply_edits, fixes_for, text_edits
 from compiler.pipeline import validate_bytes, validate_text
-from helpers import ROOT
-from test_fix import expects_a_fix, meant
+from tests.helpers import ROOT
+from tests.test_fix import expects_a_fix, meant
 
 CASES = sorted(p for code in sorted(fixable_codes()) for p in (ROOT / "tests" / "cases" / code).glob("*.leviath"))
 
@@ -97,7 +97,7 @@ def test_crlf_files_keep_their_line_ends() -> None:
 def test_only_limits_the_work_to_the_findings_asked_for() -> None:
     text = '[agent]\nname = "x"\n[stages.a]\nmax_iterations = 3\n[stages.b]\nmax_iterations = 3\n'
     result = validate_text(text, "x.leviath")
-    first = [d for d in result.diagnostics if d.code == "stage-missing-mode"][0]
+    first = next(d for d in result.diagnostics if d.code == "stage-missing-mode")
     assert list(fixes_for(result, only=[first])) == [first]
 
 

@@ -36,7 +36,7 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import CORPUS, ROOT
+from tests.helpers import CORPUS, ROOT
 
 SOURCES = sorted((ROOT / "blueprints").glob("*.leviath")) + sorted(CORPUS.glob("*/agent.leviath"))
 DOCUMENTS: list[dict[str, Any]] = [tomllib.loads(path.read_text(encoding="utf-8")) for path in SOURCES]
@@ -126,7 +126,7 @@ def in_child(function: Callable[[], Any]) -> Any:
             resource.setrlimit(resource.RLIMIT_AS, (mapped + MEMORY_BYTES, mapped + MEMORY_BYTES))
             resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 1))
             payload = ("ok", function())
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the test
+        except BaseException as exc:  # reported to the parent, which fails the test
             payload = ("raised", f"{type(exc).__name__}: {exc}"[:500])
         with os.fdopen(writing, "wb") as out:
             pickle.dump(payload, out)
@@ -154,10 +154,11 @@ def in_child(function: Callable[[], Any]) -> Any:
 
 def checked(data: bytes) -> dict[str, Any]:
     """Everything `blueprint check` does with `data` at library level, summarised."""
-    from compiler.cli.check_cmd import check_bytes, json_document, json_entry, text_report
+    from compiler.check import check_bytes
     from compiler.config import Settings
     from compiler.pipeline import validate_bytes
     from compiler.render import ReportOptions
+    from compiler.render.check_report import json_document, json_entry, text_report
 
     start = time.process_time()
     validated = validate_bytes("fuzz.leviath", data)

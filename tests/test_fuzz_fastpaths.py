@@ -21,12 +21,16 @@ from hypothesis import strategies as st
 
 from compiler.parse.positions import PositionIndex
 from compiler.parse.toml import MAX_DEPTH, _within_limits
-from compiler.schema.precheck import is_valid
-from compiler.schema.validator import iter_schema_errors
-from helpers import CORPUS, ROOT
-from test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
+from compiler.resources import load_schema
+from compiler.schema.precheck import compile_document, compile_schema, is_valid
+from compiler.schema.validator import inline_refs, iter_schema_errors
+from tests.helpers import CORPUS, ROOT
+from tests.test_fuzz_validate import BASES, FUZZ, SOURCES, mutate_document, paths, values
 
 REAL = [tomllib.loads(p.read_text(encoding="utf-8")) for p in SOURCES]
+#: The pre-check compiled from the schema with every reference inlined first (as it was built
+#: before definitions were compiled once each).
+INLINED = compile_schema(inline_refs(load_schema("blueprint")))
 
 
 @st.composite
@@ -58,6 +62,25 @@ def test_precheck_is_sound_on_arbitrary_documents(document: dict) -> None:
 def test_real_blueprints_take_the_fast_path() -> None:
     assert REAL and all(is_valid(document) for document in REAL)
     assert not is_valid({"agent": {"name": 1}})  # and the check can say no
+
+
+@FUZZ
+@given(documents())
+def test_compiling_each_definition_once_agrees_with_inlining_them(document: dict) -> None:
+    assert INLINED(document) == is_valid(document)
+
+
+def test_a_cycle_of_references_is_compiled_as_the_inlined_schema() -> None:
+    """A reference back to a definition being compiled stays a reference (`inline_refs`),
+    which the pre-check cannot decide: a document reaching it goes to jsonschema."""
+    schema = {
+        "definitions": {"node": {"type": "object", "properties": {"next": {"$ref": "#/definitions/node"}}}},
+        "$ref": "#/definitions/node",
+    }
+    check, inlined = compile_document(schema), compile_schema(inline_refs(schema))
+    for document in ({}, {"next": {}}, {"next": 1}, []):
+        assert check(document) == inlined(document)
+    assert check({}) is True and check({"next": {}}) is False
 
 
 # --- depth and 64-bit integers ----------------------------------------------------------------

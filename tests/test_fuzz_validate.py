@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from compiler.cli.main import cli
 from compiler.diagnostics import SEVERITIES, Diagnostic, Span
 from compiler.pipeline import FileResult, validate_bytes
-from compiler.rules.registry import REGISTRY
-from helpers import CORPUS, ROOT
+from compiler.rulebook.registry import REGISTRY
+from tests.helpers import CORPUS, ROOT
 
 SOURCES = sorted((ROOT / "blueprints").glob("*.leviath")) + sorted(CORPUS.glob("*/agent.leviath"))
 BASES: list[dict[str, Any]] = [tomllib.loads(path.read_text(encoding="utf-8")) for path in SOURCES]
@@ -57,7 +57,7 @@ scalars = st.one_of(
     st.dates(min_value=dt.date(1, 1, 1)),
     st.times(),
     st.datetimes(),
-    st.datetimes(timezones=st.just(dt.timezone.utc)),
+    st.datetimes(timezones=st.just(dt.UTC)),
 )
 values = st.recursive(
     scalars,

@@ -22,7 +22,7 @@ from compiler.display import visible
 from compiler.pipeline import FileResult, validate_bytes
 from compiler.render import get_reporter
 from compiler.render.github import annotation, escape_data, escape_property
-from helpers import ROOT
+from tests.helpers import ROOT
 
 CASES = Path(__file__).parent / "formats" / "github"
 CASE_FILES = sorted(CASES.glob("*.leviath"))

@@ -14,7 +14,7 @@ import pytest
 from compiler.config import Settings
 from compiler.pipeline import validate_bytes
 from compiler.render.text import render_report
-from helpers import ROOT, assert_golden, golden_id, installation
+from tests.helpers import ROOT, assert_golden, golden_id, installation
 
 CASES = Path(__file__).parent / "cases"
 CASE_FILES = sorted(CASES.glob("*/*.leviath"))

@@ -27,7 +27,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_ir_serialize import HASH, rich_blueprint
 
 import compiler
 from compiler.cli.main import cli
@@ -39,7 +38,8 @@ from compiler.pipeline import validate_bytes, validate_text
 from compiler.runtime import InferenceFinished, RunnerError, RunState, StateError, start, step
 from compiler.runtime.ndjson import StreamReader, read_events
 from compiler.runtime.streamfile import read_event_file
-from helpers import ROOT
+from tests.helpers import ROOT
+from tests.test_ir_serialize import HASH, rich_blueprint
 
 REVIEW_LOOP = ROOT / "blueprints" / "review-loop.leviath"
 EVENTS = ROOT / "tests" / "runtime" / "review-loop.ndjson"
@@ -143,7 +143,7 @@ def test_a_fifo_is_refused_at_once_not_waited_on(reader, tmp_path: Path) -> None
     def attempt() -> None:
         try:
             reader(str(fifo))
-        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+        except BaseException as exc:  # collected for the assertion
             outcome.append(exc)
 
     thread = threading.Thread(target=attempt, daemon=True)
@@ -297,9 +297,8 @@ def test_the_ir_schema_states_the_same_minimums() -> None:
 def every_integer_is_non_negative(schema: Any) -> bool:
     if isinstance(schema, dict):
         types = schema.get("type")
-        if types == "integer" or (isinstance(types, list) and "integer" in types):
-            if schema.get("minimum", -1) < 0:
-                return False
+        if (types == "integer" or (isinstance(types, list) and "integer" in types)) and schema.get("minimum", -1) < 0:
+            return False
         return all(every_integer_is_non_negative(v) for v in schema.values())
     if isinstance(schema, list):
         return all(every_integer_is_non_negative(v) for v in schema)
@@ -327,9 +326,9 @@ def test_a_tampered_ir_is_a_model_or_an_ir_error(data) -> None:
 
 def test_wrong_settings_are_a_type_error() -> None:
     for settings_value in (None, {}, "all"):
-        with pytest.raises(TypeError, match="settings must be a compiler.Settings"):
+        with pytest.raises(TypeError, match=r"settings must be a compiler\.Settings"):
             validate_text('[agent]\nname = "x"\n', "a.leviath", settings=settings_value)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="settings must be a compiler.Settings"):
+        with pytest.raises(TypeError, match=r"settings must be a compiler\.Settings"):
             validate_bytes("a.leviath", b"", settings_value)  # type: ignore[arg-type]
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import CORPUS, ROOT, requires_shared
 
 import compiler
 from compiler.api import compile_bytes, ir_source_path
 from compiler.cli.main import cli
 from compiler.ir.serialize import IR_VERSION, dumps, load_ir
+from tests.helpers import CORPUS, ROOT, requires_shared
 
 CLEAN = textwrap.dedent(
     """\

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_ir_serialize import HASH, rich_blueprint
 
 from compiler import IRError, load_ir
 from compiler.ir import serialize
 from compiler.ir.serialize import IR_VERSION, dumps, read_ir, to_ir
+from tests.test_ir_serialize import HASH, rich_blueprint
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import CORPUS, ROOT, requires_shared
-from test_ir_serialize import HASH, rich_blueprint
 
 import compiler
 from compiler.ir.ir_schema import ir_schema, schema_text
 from compiler.ir.serialize import IR_VERSION, dumps, load_ir, to_ir
+from tests.helpers import CORPUS, ROOT, requires_shared
+from tests.test_ir_serialize import HASH, rich_blueprint
 
 PUBLISHED = ROOT / "schemas" / "ir.schema.json"
 FIXTURES = Path(__file__).parent / "fixtures" / "ir"

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_build_properties import document as any_document
 
 from compiler.ir import model as m
 from compiler.ir.build import build_blueprint
 from compiler.ir.serialize import IR_VERSION, IRError, decode, dumps, encode, load_ir, to_ir
+from tests.test_build_properties import document as any_document
 
 HASH = "ab" * 32
 
@@ -392,22 +392,21 @@ def test_subclasses_of_scalars_are_written_as_the_base_type():
     assert json.dumps(out["name"]) == '"plan"'
 
 
+#: Run from the root of the checkout, where `tests` is importable.
 _DUMP_SCRIPT = """
 import sys
-sys.path.insert(0, {tests!r})
-from test_ir_serialize import rich_blueprint, HASH
+from tests.test_ir_serialize import rich_blueprint, HASH
 from compiler.ir.serialize import dumps, to_ir
 sys.stdout.buffer.write(dumps(to_ir(rich_blueprint(), path="x", sha256=HASH)).encode("utf-8"))
 """
 
 
 def test_bytes_are_identical_across_processes_and_hash_seeds():
-    script = _DUMP_SCRIPT.format(tests=str(Path(__file__).parent))
     outputs = set()
     for seed in ("0", "1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, env=env, cwd=Path(__file__).parent.parent, check=True
+            [sys.executable, "-c", _DUMP_SCRIPT], capture_output=True, env=env, cwd=Path(__file__).parent.parent, check=True
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1

@@ -6,9 +6,9 @@ runtime, `crates/leviath-runtime/src/pipeline/transition_choice.rs`)."""
 from __future__ import annotations
 
 import pytest
-from helpers import run
 
 from compiler.config import Settings
+from tests.helpers import run
 
 
 def found(source: str, *only: str) -> list[str]:
@@ -159,9 +159,8 @@ def test_the_fixer_writes_the_table_and_keeps_the_comment():
 def test_the_type_sites_table_in_the_docs_is_current():
     import os
 
-    from helpers import ROOT
-
     from compiler.render.type_sites import BEGIN, END, render
+    from tests.helpers import ROOT
 
     def generated_table(text: str) -> tuple[int, int]:
         """(start, end) offsets of the one generated table in the document, markers included."""
@@ -298,7 +297,7 @@ def test_allow_blueprint_read_paths_grants_every_declaration(tmp_path):
 
 
 def test_rule_docs_say_how_to_turn_them_on():
-    from compiler.rules.registry import REGISTRY
+    from compiler.rulebook.registry import REGISTRY
 
     for code in INSTALLATION_CODES:
         rationale = REGISTRY.get(code).rationale

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from compiler.rules.registry import REGISTRY, Rule
-from helpers import ROOT
+from compiler.rulebook.registry import REGISTRY, Rule
+from tests.helpers import ROOT
 
 DOC = ROOT / "docs" / "leviath-mapping.md"
 _ROW = re.compile(r"^\| *(?P<key>[^|]+?) *\| *(?P<rest>.*)\|$")

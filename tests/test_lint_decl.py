@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import CORPUS, assert_codes, requires_shared, rules_of, run
 
 from compiler.config import Settings
 from compiler.pipeline import validate_file
+from tests.helpers import CORPUS, assert_codes, requires_shared, rules_of, run
 
 #: The declaration lints: every rule of these modules.
 DECL_MODULES = ("declarations", "deliverables", "gates", "outputs", "placeholders", "security", "seeds", "spawn",

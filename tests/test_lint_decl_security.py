@@ -4,11 +4,11 @@ keys, safe commands, read paths, seeds, held checkpoints and required regions.""
 from __future__ import annotations
 
 import pytest
-from helpers import assert_codes, run
 
 from compiler.config import Settings
 from compiler.rules.lint.security import broad_read_path
 from compiler.rules.lint.shell_keys import command_keys, default_safe_list_covers, is_valid_prefix
+from tests.helpers import assert_codes, run
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 SEEDS = Settings(

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import assert_codes, run
 
 from compiler.config import Settings
+from compiler.discover import local_tools
 from compiler.pipeline import validate_bytes, validate_file
-from compiler.rules.lint.tool_catalog import CATALOG, canonical, script_tools, spellings
+from compiler.rules.lint.tool_catalog import CATALOG, canonical, spellings
+from tests.helpers import assert_codes, run
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 TOOLS = Settings(
@@ -85,10 +87,13 @@ def test_script_tools_beside_the_file_count(tmp_path: Path):
     (tmp_path / "tools" / "notes.txt").write_text("not a tool\n", encoding="utf-8")
     found = [d.message for d in validate_file(blueprint, TOOLS).diagnostics]
     assert len(found) == 1 and "'ask_the_oracle'" in found[0]
-    assert script_tools(str(blueprint)) == {"web_search"}
-    # the same bytes under a path that is not on disk know no scripts: nothing depends on the cwd
+    assert local_tools(str(blueprint)) == ("web_search",)
+    # bytes and text read nothing from disk, even under the real path: the scripts come as data
+    assert len(validate_bytes(str(blueprint), blueprint.read_bytes(), TOOLS).diagnostics) == 2
     assert len(validate_bytes("elsewhere/agent.leviath", blueprint.read_bytes(), TOOLS).diagnostics) == 2
-    assert script_tools("<string>") == frozenset() and script_tools("\0bad") == frozenset()
+    given = replace(TOOLS, local_tools=("web_search",))
+    assert len(validate_bytes("elsewhere/agent.leviath", blueprint.read_bytes(), given).diagnostics) == 1
+    assert local_tools("<string>") == () and local_tools("\0bad") == ()
 
 
 # --- names outside available_tools -------------------------------------------------------

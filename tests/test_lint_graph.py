@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import CORPUS, ROOT, assert_codes, requires_shared, rules_of, run
 
 from compiler.config import Settings
 from compiler.pipeline import validate_file
+from tests.helpers import CORPUS, ROOT, assert_codes, requires_shared, rules_of, run
 
 GRAPH_CODES = rules_of("lint.graph", "lint.escapes", "lint.budgets")
 #: These rules plus every structure rule (so a shape the structure layer rejects shows too).

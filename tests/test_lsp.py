@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from compiler.config import Settings
 from compiler.pipeline import validate_bytes
-from lsp_client import CONFIG, Client, change, initialize, open_document, position, published
+from tests.lsp_client import CONFIG, Client, change, initialize, open_document, position, published
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -413,7 +413,7 @@ async def test_ignore_joins_a_directive_or_goes_above_a_comment_or_a_string(clie
 
 
 async def test_run_analysis_on_save_and_optionally_on_change(client: Client, tmp_path: Path) -> None:
-    from helpers import ROOT
+    from tests.helpers import ROOT
 
     text = (ROOT / "tests" / "check_cases" / "run-can-strand" / "error-escape-spent.leviath").read_text()
     path = write(tmp_path, text)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 NVIM = shutil.which("nvim")
 BLUEPRINT = textwrap.dedent(

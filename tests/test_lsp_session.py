@@ -15,8 +15,8 @@ import pytest_lsp
 from lsprotocol import types
 
 from compiler.pipeline import validate_bytes
-from helpers import ROOT
-from lsp_client import CONFIG, SERVER, Client, initialize, open_document, published
+from tests.helpers import ROOT
+from tests.lsp_client import CONFIG, SERVER, Client, initialize, open_document, published
 
 BASE = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
 #: What random edits insert: TOML punctuation, names, quotes, astral and combining characters,
@@ -29,7 +29,7 @@ PIECES = ["[", "]", "{", "}", '"', "'", "=", ",", ".", "#", " ", "\n", "\r\n", "
 async def client(lsp_client: Client):
     await initialize(lsp_client, options={"blueprint": {"debounceMs": 0}})
     yield
-    if lsp_client._server.returncode is None:  # noqa: SLF001 - still running: end it properly
+    if lsp_client._server.returncode is None:  # still running: end it properly
         await lsp_client.shutdown_session()
 
 
@@ -99,7 +99,7 @@ async def test_a_random_edit_session_never_crashes_and_ends_in_sync(client: Clie
 async def test_shutdown_then_exit_ends_the_server_with_status_0(client: Client) -> None:
     await client.shutdown_async(None)
     client.exit(None)
-    assert await client._server.wait() == 0  # noqa: SLF001 - the server process pytest-lsp started
+    assert await client._server.wait() == 0  # the server process pytest-lsp started
 
 
 def _frame(message: dict | bytes) -> bytes:

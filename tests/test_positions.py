@@ -16,7 +16,7 @@ import pytest
 from compiler.diagnostics import Span
 from compiler.parse.positions import PositionIndex
 from compiler.parse.source import LineIndex, decode
-from helpers import CORPUS, TOML_TEST, requires_shared
+from tests.helpers import CORPUS, TOML_TEST, requires_shared
 
 tree_sitter = pytest.importorskip("tree_sitter")
 tree_sitter_toml = pytest.importorskip("tree_sitter_toml")

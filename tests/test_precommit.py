@@ -21,7 +21,7 @@ import pytest
 
 from compiler.cli.main import COMMANDS
 from compiler.discover import is_blueprint_name
-from helpers import ROOT
+from tests.helpers import ROOT
 
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit (the 'test' extra)")
 

@@ -8,8 +8,8 @@ import pytest
 
 from compiler.parse.source import MAX_FILE_BYTES
 from compiler.pipeline import validate_bytes
-from compiler.rules.registry import REGISTRY
-from helpers import TOML_TEST, requires_shared
+from compiler.rulebook.registry import REGISTRY
+from tests.helpers import TOML_TEST, requires_shared
 
 #: What reading a file reports (the syntax family).
 READ_CODES = {rule.code for rule in REGISTRY.all() if rule.family == "syntax"}
@@ -60,7 +60,7 @@ def test_duplicate_table_header() -> None:
 
 
 def test_invalid_utf8_is_positioned_and_the_rest_is_still_read() -> None:
-    data = '[agent]\nname = "caf'.encode() + b"\xe9" + b'"\n[stages.a]\nmode = "autonomous"\n'
+    data = b'[agent]\nname = "caf' + b"\xe9" + b'"\n[stages.a]\nmode = "autonomous"\n'
     result = validate_bytes("x.leviath", data)
     enc = [d for d in result.diagnostics if d.code == "invalid-encoding"]
     assert len(enc) == 1 and (enc[0].line, enc[0].column) == (2, 12)

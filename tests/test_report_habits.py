@@ -15,7 +15,7 @@ from compiler.cli.main import cli
 from compiler.diagnostics import Span
 from compiler.fix.edits import TextEdit, apply_edits
 from compiler.pipeline import validate_text
-from helpers import ROOT, SARIF_SCHEMA
+from tests.helpers import ROOT, SARIF_SCHEMA
 
 #: Two fixable findings (a stage without mode, an alias) among findings that are not.
 FIXABLE = """\

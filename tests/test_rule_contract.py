@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.check_cmd import check_bytes
+from compiler.check import check_bytes
 from compiler.config import Settings
 from compiler.pipeline import validate_text
 from compiler.render.rule_docs import EXAMPLE_PATH, example_file, state_limit_of
-from compiler.rules.registry import CHECKED_FAMILIES, REGISTRY, Check, Rule
-from helpers import ROOT, installation
+from compiler.rulebook.registry import CHECKED_FAMILIES, REGISTRY, Check, Rule
+from tests.helpers import ROOT, installation
 
 RULES = REGISTRY.all()
 CASES = ROOT / "tests" / "cases"
@@ -72,7 +72,7 @@ def _from_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("rule", RULES, ids=rule_id)
 def test_rule_has_a_firing_case_and_a_near_miss(rule: Rule) -> None:
     if rule.code in FIRED_BY_A_TEST:
-        path, test, why = FIRED_BY_A_TEST[rule.code]
+        path, test, _why = FIRED_BY_A_TEST[rule.code]
         text = (ROOT / path).read_text(encoding="utf-8")
         assert f"def {test}(" in text and rule.code in text, f"{path}::{test} should show {rule.code} firing"
         return
@@ -178,7 +178,7 @@ def test_a_check_that_reports_a_rule_it_does_not_declare_is_an_internal_error(mo
 
 
 def test_a_check_declares_rules_of_its_own_family_only() -> None:
-    from compiler.rules.registry import LINT, META
+    from compiler.rulebook.registry import LINT, META
 
     with pytest.raises(ValueError, match="of the schema family, not lint"):
         LINT.check(REGISTRY.rules["invalid-type"])
@@ -189,7 +189,7 @@ def test_a_check_declares_rules_of_its_own_family_only() -> None:
 
 
 def test_a_code_is_defined_once() -> None:
-    from compiler.rules.registry import LINT
+    from compiler.rulebook.registry import LINT
 
     with pytest.raises(ValueError, match="defined twice"):
         LINT.define("stage-missing-mode", severity="warning", summary="s", rationale="r", example="e", fix="f")

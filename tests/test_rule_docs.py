@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from compiler.render.rule_docs import render_pages
-from compiler.rules.registry import REGISTRY
-from helpers import ROOT
+from compiler.rulebook.registry import REGISTRY
+from tests.helpers import ROOT
 
 DOCS = ROOT / "docs" / "rules"
 

@@ -27,7 +27,7 @@ from compiler.runtime import (
     start,
     step,
 )
-from helpers import CORPUS, requires_shared
+from tests.helpers import CORPUS, requires_shared
 
 BLUEPRINTS = sorted(CORPUS.glob("*/agent.leviath")) if CORPUS.is_dir() else []
 

@@ -7,7 +7,7 @@ Each test pins one behaviour, matched to Leviath or kept as a documented differe
 from __future__ import annotations
 
 from compiler.runtime import AskInteraction, InteractionAnswered, WorkersFinished
-from runtime.harness import Driver, Fail, TakeEdge
+from tests.runtime.harness import Driver, Fail, TakeEdge
 
 # --- the fan-out hand-off into the merge stage ---------------------------------------------
 
@@ -144,7 +144,7 @@ def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
     import pytest
 
     from compiler.runtime import STATE_VERSION, InferenceFinished, RunState, ToolCall, start, step
-    from runtime.harness import blueprint
+    from tests.runtime.harness import blueprint
 
     ir = blueprint('[stages.a]\navailable_tools = ["read_file"]\n[stages.b]\n')
     state, _ = start(ir, 0.0, default_max_iterations=3)
@@ -155,7 +155,7 @@ def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
     resumed = RunState.from_json(text)
     assert resumed.default_max_iterations == 3
     for _ in range(2):
-        resumed, actions = step(ir, resumed, call)
+        resumed, _ = step(ir, resumed, call)
     assert resumed.stage == "b" and resumed.flags.max_iterations_hit == 1
     # A state written before the setting existed (version 1) ran with no default cap: it keeps none.
     old = json.loads(state.to_json())

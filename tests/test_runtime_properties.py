@@ -35,9 +35,9 @@ from compiler.runtime import (
     step,
 )
 from compiler.runtime.ndjson import read_events
-from compiler.runtime.policy import OUTPUT_REENTRY_CAP, MAX_REVISION_ROUNDS, resolved_nudge
-import ir_strategies
-from ir_strategies import LAYOUT, NAMES, review_point
+from compiler.runtime.policy import MAX_REVISION_ROUNDS, OUTPUT_REENTRY_CAP, resolved_nudge
+from tests import ir_strategies
+from tests.ir_strategies import LAYOUT, NAMES, review_point
 
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "shell", "fan_out"]
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -249,7 +249,7 @@ def test_resuming_from_json_at_any_step_changes_nothing_and_budgets_hold(ir, dat
 @SETTINGS
 @given(st.lists(st.one_of(st.text(max_size=40), st.builds(str, st.dictionaries(st.text(max_size=8), st.integers()))), max_size=20))
 def test_the_stream_reader_never_fails(lines):
-    events, skipped = read_events(lines)
+    _, skipped = read_events(lines)
     assert skipped <= len(lines)
 
 

@@ -26,7 +26,7 @@ from compiler.runtime.policy import resolved_nudge
 from compiler.runtime.routing import DONE, match_reply
 from compiler.runtime.stuck import hottest_edit, stuck_reason
 from compiler.runtime.texts import interpolate
-from runtime.harness import Driver, blueprint
+from tests.runtime.harness import Driver, blueprint
 
 # --- routing answers (§4.4, S11) ----------------------------------------------------------------------
 
@@ -244,7 +244,10 @@ def test_placeholders_are_replaced_in_order_and_unknown_ones_kept():
 
 
 def test_state_json_round_trip_and_errors():
-    d = Driver(S := '[stages.a]\navailable_tools = ["write_file"]\n[stages.a.transitions.b]\ngate = { require_modifications = true }\n[stages.b]\n')
+    d = Driver(
+        '[stages.a]\navailable_tools = ["write_file"]\n'
+        "[stages.a.transitions.b]\ngate = { require_modifications = true }\n[stages.b]\n"
+    )
     d.region("conversation", 2, open_items=[("1", "x")])
     d.C(ToolCall("write_file", "a.py"))
     text = d.state.to_json()
@@ -255,7 +258,6 @@ def test_state_json_round_trip_and_errors():
                 '{"state_version": 1, "stage": "a", "iteration": true}'):
         with pytest.raises(StateError):
             RunState.from_json(bad)
-    assert S
 
 
 def test_state_json_is_canonical_whatever_the_key_order_of_its_input():
@@ -296,7 +298,7 @@ def test_odd_events_are_ignored_not_fatal():
     ir = blueprint("[stages.a]\n[stages.b]\n")
     state, _ = start(ir, 0)
     for odd in (None, 3, "text", InferenceFinished(text=5, tool_calls=[1, 2], now=float("nan"))):  # type: ignore[arg-type]
-        new, actions = step(ir, state, odd)  # type: ignore[arg-type]
+        new, _ = step(ir, state, odd)  # type: ignore[arg-type]
         assert new.stage in ("a", "b")
 
 
@@ -352,7 +354,9 @@ def test_provider_fallback_then_pause_then_resume():
     assert d.status == "active" and d.inference.provider == "p2"
     d.E("bad request")
     assert d.status == "error" and d.ended.reason == "bad request"
-    assert isinstance(InferenceFailed, type)
+    # A failure reported after the run ended changes nothing: no fallback, no new request.
+    assert d.feed(InferenceFailed(message="late", kind="credits")) == ()
+    assert d.status == "error" and d.ended.reason == "bad request"
 
 
 def test_workers_and_merge_stage():

@@ -22,7 +22,7 @@ import compiler.fix.writes as writes
 from compiler.cli.main import cli
 from compiler.config import Settings
 from compiler.fix import fix_bytes
-from helpers import ROOT
+from tests.helpers import ROOT
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 #: Two kinds of fixable finding: a missing mode, and a policy spelled "ALLOW".

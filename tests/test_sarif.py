@@ -18,8 +18,8 @@ from compiler.diagnostics import Diagnostic, Span
 from compiler.pipeline import FileResult, validate_text
 from compiler.render import get_reporter
 from compiler.render.sarif import FINGERPRINT_KEY, MAX_DESCRIPTION, artifact_uri, rule_descriptor, sarif_log
-from compiler.rules.registry import REGISTRY
-from helpers import ROOT, SARIF_SCHEMA
+from compiler.rulebook.registry import REGISTRY
+from tests.helpers import ROOT, SARIF_SCHEMA
 
 #: Errors, a warning, and a finding with a related location (the worker stage's declaration).
 MIXED = textwrap.dedent(

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli.main import cli
-from helpers import ROOT
+from tests.helpers import ROOT
 
 REVIEW = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
 CHECK_CASES = ROOT / "tests" / "check_cases"

@@ -18,7 +18,7 @@ import tomlkit
 from compiler.pipeline import validate_bytes, validate_text
 from compiler.scenarios.coverage import coverage
 from compiler.scenarios.runner import run_file
-from helpers import ROOT
+from tests.helpers import ROOT
 
 BLUEPRINTS = sorted((ROOT / "blueprints").glob("*.leviath"))
 #: Edges no run of the example can take, with the reason (the coverage report lists them).

@@ -17,7 +17,7 @@ import pytest
 
 from compiler.render.text import render_report
 from compiler.scenarios.loader import load_scenarios
-from helpers import ROOT, assert_golden, golden_id
+from tests.helpers import ROOT, assert_golden, golden_id
 
 CASES = Path(__file__).parent / "scenario_cases"
 CASE_FILES = sorted(CASES.glob("*/*.toml"))

@@ -12,12 +12,19 @@ from hypothesis import strategies as st
 
 from compiler.pipeline import validate_text
 from compiler.runtime.events import (
-    InferenceFailed, InferenceFinished, InteractionAnswered, RegionChanged, RoutingAnswer, Tick, ToolCall, WorkersFinished,
+    InferenceFailed,
+    InferenceFinished,
+    InteractionAnswered,
+    RegionChanged,
+    RoutingAnswer,
+    Tick,
+    ToolCall,
+    WorkersFinished,
 )
 from compiler.scenarios.record import record, scenario_toml
 from compiler.scenarios.report import render_json, render_text
 from compiler.scenarios.runner import run_file
-from helpers import ROOT
+from tests.helpers import ROOT
 
 LOOP = """
 [agent]

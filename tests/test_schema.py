@@ -204,7 +204,7 @@ def test_pattern_enumerations_match_exactly_their_values():
 @requires_shared
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*/agent.leviath")), ids=lambda p: p.parent.name)
 def test_corpus_has_no_schema_findings(path: Path):
-    from compiler.schema import schema_findings
+    from compiler.rules.schema.findings import schema_findings
 
     document = tomllib.loads(path.read_text(encoding="utf-8"))
     assert schema_findings(document) == []
@@ -244,7 +244,7 @@ def test_inlined_schema_has_no_references_left():
 
 
 def test_importing_the_schema_rules_does_not_import_jsonschema():
-    code = "import sys, compiler.schema.rules; print('jsonschema' in sys.modules)"
+    code = "import sys, compiler.rules.schema.codes; print('jsonschema' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

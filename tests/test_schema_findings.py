@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from compiler.config import Settings
-from compiler.schema import schema_findings
+from compiler.rules.schema.findings import schema_findings
 from tests.helpers import assert_codes, run
 
 SCHEMA_ONLY = Settings(select=("schema",))
@@ -205,7 +205,7 @@ def test_array_of_strings_is_named_in_the_message():
 
 
 def test_datetime_values_fail_type_checks_without_crashing():
-    findings = schema_findings({"agent": {"name": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}})
+    findings = schema_findings({"agent": {"name": dt.datetime(2024, 1, 1, tzinfo=dt.UTC)}})
     assert [(f.code, f.path) for f in findings] == [("invalid-type", ("agent", "name"))]
     assert "an offset date-time" in findings[0].message
 

@@ -9,9 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.resources import load_schema
-from compiler.rules.registry import REGISTRY
-from compiler.schema import schema_findings
-
+from compiler.rulebook.registry import REGISTRY
+from compiler.rules.schema.findings import schema_findings
 from tests.test_schema import subschemas
 
 KEYS = sorted({name for _, node in subschemas(load_schema("blueprint")) for name in node.get("properties", {})})
@@ -27,7 +26,7 @@ scalars = st.one_of(
     st.dates(),
     st.times(),
     st.datetimes(),
-    st.datetimes(timezones=st.just(dt.timezone.utc)),
+    st.datetimes(timezones=st.just(dt.UTC)),
 )
 values = st.recursive(
     scalars,
@@ -76,7 +75,7 @@ def _exists(document, path) -> bool:
 def test_any_document_gets_findings_not_exceptions(document):
     for finding in schema_findings(document):
         assert finding.code in SCHEMA_CODES
-        assert finding.message and finding.message[0].islower() or finding.message[0] == "'"
+        assert (finding.message and finding.message[0].islower()) or finding.message[0] == "'"
         assert _exists(document, finding.path), finding
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from helpers import CORPUS, assert_codes, requires_shared, run
 
 from compiler.config import Settings
 from compiler.ir.build_regions import parse_percent
 from compiler.pipeline import validate_file
 from compiler.rules.structure.read_paths import entry_problem
+from tests.helpers import CORPUS, assert_codes, requires_shared, run
 
 STRUCTURE = Settings(select=("structure",))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler.config import Settings
-from helpers import codes, run
+from tests.helpers import codes, run
 
 UNKNOWN = """
 [sandbox]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from compiler.cli.watch import relevant
-from helpers import ROOT
-from watching import Watch
+from tests.helpers import ROOT
+from tests.watching import Watch
 
 pytest.importorskip("watchfiles")
 

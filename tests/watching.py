@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 #: Long enough for a slow CI machine; a watch that works answers in well under a second.
 WAIT = 30.0

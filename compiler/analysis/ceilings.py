@@ -181,13 +181,15 @@ def _product(visits: int | None, per_visit: Calls) -> int | None:
 def _longest_run(graph: "RunGraph", order: list[int]) -> tuple[int, Calls]:
     """The most visits and the most inferences along any run (both from the start)."""
     count = len(graph.nodes)
-    visits, calls = [0] * count, [0] * count
+    visits: list[int] = [0] * count
+    calls: list[Calls] = [0] * count
     out, keys = graph.out, graph.visit_keys
     # Each visit's exits as their inference counts, read once per visit rather than per edge.
     exit_calls = {key: [exit.max_calls for exit in result.exits] for key, result in graph.visits.items()}
     for node in reversed(order):
         most = exit_calls[keys[node]]
-        most_visits, most_calls = 0, 0
+        most_visits = 0
+        most_calls: Calls = 0
         for number, target in out[node]:
             if type(target) is int:
                 if visits[target] >= most_visits:
@@ -208,9 +210,10 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     path counting entries to it otherwise."""
     entered = {node[0] for node in graph.nodes}
     unchecked = _entered_unchecked(graph)
-    targets, leaves = set(), set()
+    targets: set[str] = set()
+    leaves: set[str] = set()
     for key, result in graph.visits.items():
-        targets.update(e.target for e in result.exits if e.kind == "edge")
+        targets.update(e.target for e in result.exits if e.target is not None)  # the edge exits
         if any(e.kind == "edge" for e in result.exits):
             leaves.add(key[0])
     most: dict[str, int] = {name: 0 for name in names}
@@ -249,9 +252,9 @@ def _longest_entries(graph: "RunGraph", order: list[int], names: list[str], adja
 
 def _entered_unchecked(graph: "RunGraph") -> set[str]:
     """Stages a fall-through or a merge hand-off enters (no budget check)."""
-    found = set()
+    found: set[str] = set()
     for result in graph.visits.values():
         for exit in result.exits:
-            if exit.kind == "edge" and exit.condition in ("fall_through", "merge"):
+            if exit.target is not None and exit.condition in ("fall_through", "merge"):
                 found.add(exit.target)
     return found

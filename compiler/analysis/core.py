@@ -13,7 +13,7 @@ from ..runtime.policy import MERGE_CARRIES
 from . import ceilings as ceiling_rules
 from .ceilings import Ceilings
 from .findings import Finding, find_all
-from .runs import STATE_LIMIT, RunGraph, explore_runs
+from .runs import STATE_LIMIT, RunGraph, Terminal, explore_runs
 from .visit_graph import INFINITE
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Analysis:
         return len(self.runs.visits)
 
     @cached_property
-    def graph(self) -> "networkx.MultiDiGraph":
+    def graph(self) -> "networkx.MultiDiGraph[int | str]":
         """The run-state graph (networkx is imported here, on first use).
 
         Nodes are run-state numbers (0 is the start) with `stage`, `visits` (the budgeted
@@ -63,7 +63,7 @@ class Analysis:
         import networkx
 
         runs = self.runs
-        graph = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
+        graph: networkx.MultiDiGraph[int | str] = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
         for node, (stage, code, final_output, carry) in enumerate(runs.nodes):
             carried = dict(zip(MERGE_CARRIES, carry)) if carry is not None else None
             graph.add_node(
@@ -73,11 +73,14 @@ class Analysis:
             result = runs.visits.get(runs.visit_keys[node])
             if result is None:
                 continue
-            for number, target in edges:
+            for number, reached in edges:
                 exit = result.exits[number]
-                if type(target) is not int:
-                    target = f"end:{target.stage}:{target.kind}:{target.how}"
+                target: int | str
+                if isinstance(reached, Terminal):
+                    target = f"end:{reached.stage}:{reached.kind}:{reached.how}"
                     graph.add_node(target, stage=exit.pre.stage, end=exit.kind, how=exit.key[1])
+                else:
+                    target = reached
                 graph.add_edge(
                     node,
                     target,

@@ -114,6 +114,6 @@ class StageFacts:
             at_entry={name: state.region(name) for name in regions},
             gate_budget=max((max(g.max_attempts, 0) for g in gates), default=0),
             tracks_modifications=wants_modifications and modifying_tool is not None,
-            counts_tool_calls=bool(tool_limit) and (cap <= 0 or tool_limit <= cap),
+            counts_tool_calls=bool(tool_limit and (cap <= 0 or tool_limit <= cap)),
             iteration_limit=min(limits, default=None),
         )

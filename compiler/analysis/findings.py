@@ -8,7 +8,7 @@ checked (`Trace.verified`). A finding whose run could not be reproduced is not r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
@@ -27,7 +27,7 @@ from .traces import Trace
 if TYPE_CHECKING:
     from ..diagnostics import KeyPath
     from ..ir.model import Edge, Stage
-    from ..rules.registry import Rule
+    from ..rulebook.registry import Rule
     from .runs import RunGraph
 
 #: Edge conditions whose edges are reported when no run takes them. A dead_end edge is a
@@ -86,15 +86,21 @@ def find_all(graph: "RunGraph", cycle_sets: list[list[int]], *, complete: bool =
 # --- paths through the run graph ---------------------------------------------------------------------
 
 
-def _path_to(graph: "RunGraph", node: int, parents=None) -> list[tuple[int, tuple, int]]:
+#: How a run state was reached: (parent node, visit key, exit number).
+Hop = tuple[int, tuple, int]
+
+
+def _path_to(
+    graph: "RunGraph", node: int, parents: "Mapping[int, Hop | None] | Sequence[Hop | None] | None" = None
+) -> list[Hop]:
     """The hops from the start to `node` (the first way it was found: fewest visits), along
-    `parents` (node → (parent, visit key, exit number)) when a search keeps its own tree."""
+    `parents` (node → its hop, None for the start) when a search keeps its own tree."""
     parents = graph.parents if parents is None else parents
-    hops = []
-    while parents[node] is not None:
-        parent, key, number = parents[node]  # type: ignore[misc]
-        hops.append((parent, key, number))
-        node = parent
+    hops: list[Hop] = []
+    hop = parents[node]
+    while hop is not None:
+        hops.append(hop)
+        hop = parents[hop[0]]
     return hops[::-1]
 
 
@@ -301,6 +307,7 @@ def _skip_finding(graph, parents, node, key, number, exit, outputs, reported) ->
     reported.add(ending)
     names = quoted(outputs)
     noun = "output stage" if len(outputs) == 1 else "output stages"
+    path: KeyPath
     if exit.key[1] == "done":
         message = (
             f"a run can end with DONE in stage '{stage}' (allow_complete) without ever entering {noun} {names}, "
@@ -323,9 +330,9 @@ def _fix_for_a_stranded_end(stage: "Stage | None") -> str:
     """A fan-out stage that never fans out is let through to its own transitions, not to its
     merge stage: a normal edge to the merge stage keeps what the run gathered on the way."""
     merge = stage.fan_out.merge_stage if stage is not None and stage.mode == "fan_out" and stage.fan_out else None
-    if merge is None:
+    if stage is None or merge is None:
         return "give this stage an edge to the output stage"
-    name = stage.name  # type: ignore[union-attr]
+    name = stage.name
     return (
         f"give fan-out stage '{name}' a normal edge to its merge_stage '{merge}' "
         f"([stages.{name}.transitions.{merge}]), so a split that never calls fan_out still reaches it"
@@ -346,10 +353,11 @@ def _edges_never_taken(graph: "RunGraph", never_entered: set[str | None]) -> Ite
         visited.add(stage)
         for exit in result.exits:
             if exit.kind == "edge":
-                taken.add((stage, exit.target, exit.condition))
+                taken.add((stage, exit.key[1], exit.key[2]))
             if exit.condition in NORMAL_ENDS or exit.kind == "complete" or exit.key[1] in ("dead_end", "no_output"):
                 ends_normally.add(stage)
         stage_ir = ir.stage(stage)
+        assert stage_ir is not None, "a visit explores a declared stage"
         targets = [t for t in dict.fromkeys(e.target for e in stage_ir.edges()) if ir.stage(t) is not None]
         available.setdefault(stage, set()).update(t for t, open_ in zip(targets, key[1]) if open_)
     default = graph.start_state.default_max_iterations

@@ -43,7 +43,9 @@ def pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> Applied | None
     state before it and the runner's step from there are the result. The search stops at the
     stage's largest threshold: beyond it nothing can trip.
     """
-    event = InferenceFinished(tool_calls=(plain_call(ir.stage(state.stage), facts),), now=state.clock)  # type: ignore[arg-type]
+    stage_ir = ir.stage(state.stage)
+    assert stage_ir is not None, "a run is in a declared stage"
+    event = InferenceFinished(tool_calls=(plain_call(stage_ir, facts),), now=state.clock)
     stage = state.stage
     first, actions = step(ir, state, event)
     if not continues(first, actions, stage):

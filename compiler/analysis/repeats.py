@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 from ..runtime.machine import step
 from ..runtime.run import evolve
@@ -81,15 +81,16 @@ def advance(state: "RunState", step_delta: Delta, times: int) -> "RunState":
     """`state` with every counter of `step_delta` moved `times` times."""
     if times == 0 or not step_delta:
         return state
-    changes: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+    #: The changed fields of the state (its visit and flags records too), of the visit, of the flags.
+    changes: tuple[dict[str, Any], dict[str, int], dict[str, int]] = ({}, {}, {})
     records = (state, state.visit, state.flags)
     for record, name, amount in step_delta:
         changes[record][name] = getattr(records[record], name) + amount * times
     top = changes[0]
     if changes[1]:
-        top["visit"] = evolve(state.visit, changes[1])  # type: ignore[assignment]
+        top["visit"] = evolve(state.visit, changes[1])
     if changes[2]:
-        top["flags"] = evolve(state.flags, changes[2])  # type: ignore[assignment]
+        top["flags"] = evolve(state.flags, changes[2])
     return evolve(state, top)
 
 
@@ -169,7 +170,7 @@ class EventRuns(Sequence["Event"]):
     iteration) that never holds a run's copies, so a trace with 2**40 plain tool calls is
     a few objects."""
 
-    __slots__ = ("runs", "_ends")
+    __slots__ = ("_ends", "runs")
 
     def __init__(self, runs: "Iterable[Run]") -> None:
         self.runs: tuple[Run, ...] = tuple(runs)
@@ -183,7 +184,13 @@ class EventRuns(Sequence["Event"]):
     def __len__(self) -> int:
         return self.total
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         if index < 0:

@@ -2,24 +2,16 @@
 
 Only `blueprint check` runs this family (`blueprint validate` does not). The codes are
 declared here, in a module that imports nothing heavy, so loading the registry stays cheap;
-the exploration itself is imported when the check runs.
+the check that explores the runs is `check_runs.py`, which imports the exploration when it runs.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..diagnostics import Diagnostic
-from ..rules.context import RuleContext
+from ..rulebook.registry import ANALYSIS
+from ..rulebook.snippets import blueprint as _blueprint
+from ..rulebook.snippets import stage as declared
 from ..rules.lint.escapes import DEAD_END_POSSIBLE
 from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_REVISITS
-from ..rules.snippets import stage as declared
-from ..rules.registry import ANALYSIS
-
-
-def _blueprint(*blocks: str) -> str:
-    return "\n\n".join(blocks) + "\n"
-
 
 RUN_CAN_STRAND = ANALYSIS.define(
     "run-can-strand",
@@ -256,32 +248,3 @@ SUPERSEDES = {
     CYCLE_WITHOUT_MAX_REVISITS.code: RUN_CAN_LOOP_FOREVER.code,
     ALLOW_COMPLETE_SKIPS_OUTPUT.code: OUTPUT_CAN_BE_SKIPPED.code,
 }
-
-
-@ANALYSIS.check(
-    RUN_CAN_STRAND,
-    RUN_CAN_LOOP_FOREVER,
-    STAGE_NEVER_ENTERED,
-    EDGE_NEVER_TAKEN,
-    OUTPUT_CAN_BE_SKIPPED,
-    ANALYSIS_INCOMPLETE,
-)
-def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
-    from .core import analyze_cached
-    from .findings import trace_path
-
-    analysis = analyze_cached(ctx.blueprint, ctx.settings.default_max_iterations)
-    for finding in analysis.findings:
-        related = list(finding.related)
-        if finding.trace is not None:
-            related = [
-                (f"{number}. {step.describe()}", trace_path(step)) for number, step in enumerate(finding.trace.steps, 1)
-            ] + related
-        yield ctx.report(
-            finding.rule,
-            finding.message,
-            finding.path,
-            stage=finding.stage,
-            fix=finding.fix,
-            related=related,
-        )

@@ -29,7 +29,6 @@ from .visit import ending, explore_visit
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
-    from ..runtime.events import Event
     from ..runtime.state import RunState
     from .runs import RunGraph
 

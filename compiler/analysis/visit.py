@@ -258,7 +258,9 @@ class _Runs:
                 break
             chain.append(current)
             length += 1
-            before = retreat(self.nodes[current].state, step_delta)  # type: ignore[arg-type]
+            state = self.nodes[current].state
+            assert state is not None, "a state is dropped only once its visit is explored"
+            before = retreat(state, step_delta)
             current = self.index.get(visit_key(self.ir, self.stage, before, self.facts)) if before is not None else None
         for i, member in enumerate(chain):
             self.known[(member, step_delta)] = length - i
@@ -372,8 +374,8 @@ def apply(ir: "Blueprint", stage: "Stage", state: "RunState", move: Move, facts:
     pending = events(move, ir, stage, state, facts)
     if not pending:
         return None
-    before, actions = state, ()
-    after = state
+    actions: tuple[Action, ...] = ()
+    before = after = state
     for event in pending:
         before = after
         after, produced = step(ir, before, event)

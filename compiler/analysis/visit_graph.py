@@ -90,9 +90,11 @@ class VisitResult:
     def path(self, node: int) -> list[Move]:
         """The moves from the visit's start to `node`."""
         out: list[Move] = []
-        while self.nodes[node].parent is not None:
-            out.append(self.nodes[node].move)  # type: ignore[arg-type]
-            node = self.nodes[node].parent  # type: ignore[assignment]
+        current = self.nodes[node]
+        while current.parent is not None:
+            assert current.move is not None, "a node other than the start is reached by a move"
+            out.append(current.move)
+            current = self.nodes[current.parent]
         return out[::-1]
 
     def witness(self, exit: Exit) -> list[Move]:

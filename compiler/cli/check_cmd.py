@@ -12,51 +12,37 @@ refused, 2 usage or I/O error.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import click
 
-from ..parse.source import read_blueprint
+from ..check import CheckResult, check_bytes
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
+from ..parse.source import read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
+from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    rule_docs_url,
-    default_max_iterations_option,
     installation_options,
+    rule_docs_url,
     rule_options,
     rule_overrides,
     settings_per_file,
+    summary_options,
     use_color,
     watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
-
-if TYPE_CHECKING:
-    from ..analysis.core import Analysis
-    from ..pipeline import FileResult
-
-#: Lint codes that explain an edge no run takes: such an edge is not reported twice.
-EDGE_EXPLAINED_BY = frozenset(
-    {"edge-target-always-spent", "stuck-threshold-after-cap", "max-iterations-edge-without-cap", "shadowed-edge"}
-)
-
-
-@dataclass
-class Checked:
-    result: "FileResult"
-    #: None when the file was not analysed (it has errors, or could not be parsed).
-    analysis: "Analysis | None"
+from .files import FileLoop
 
 
 @click.command("check")
@@ -79,13 +65,7 @@ class Checked:
     metavar="N",
     help="Stop exploring a blueprint after N run states (default 200,000); what was found is still reported.",
 )
-@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
-@click.option(
-    "-q",
-    "--quiet",
-    is_flag=True,
-    help="Leave out the findings and ceilings: only the summary (text and concise formats).",
-)
+@summary_options("the findings and ceilings")
 @watch_option
 @click.option(
     "--emit-scenarios",
@@ -156,17 +136,11 @@ def _check(
     options = replace(options, color=spec.human and use_color(color), rule_docs_url=rule_docs_url(finder))
     report = Report(output_format, options, settings)
     scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
-    failing = unreadable = False
+    failing = False
+    loop = FileLoop(files, lambda path, data: check_bytes(path, data, settings[path], max_states=max_states))
     try:
-        for path in files:
-            try:
-                data = read_blueprint(path)
-            except OSError as exc:
-                echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
-                unreadable = True
-                continue
-            item = check_bytes(path, data, settings[path], max_states=max_states)
-            failing = failing or item.result.counts.failing(settings[path].deny_warnings)
+        for item in loop:
+            failing = failing or item.result.counts.failing(settings[item.result.path].deny_warnings)
             report.add(item)
             if scenarios is not None:
                 scenarios.add(item)
@@ -175,7 +149,7 @@ def _check(
         if scenarios is not None:
             scenarios.close()
     report.finish()
-    if unreadable:
+    if loop.unchecked:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_OK
 
@@ -194,7 +168,7 @@ class ScenarioWriter:
         self.directory, self.settings = directory, settings
         self.out = OutputDirectory(directory)  # nothing written outside DIR, nor through a link
 
-    def add(self, item: Checked) -> None:
+    def add(self, item: CheckResult) -> None:
         from ..scenarios.emit import emit as scenarios_text
         from ..scenarios.emit import emitted_file
 
@@ -205,8 +179,9 @@ class ScenarioWriter:
         findings = [f for f in analysis.findings if (f.code, tuple(f.path)) in shown]
         long = [f for f in findings if f.trace is not None and f.trace.events.total > SCENARIO_EVENTS]
         for finding in long:
+            assert finding.trace is not None
             echo_problem(
-                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "  # type: ignore[union-attr]
+                f"note: the {finding.code} run in '{item.result.path}' has {finding.trace.events.total:,} events "
                 f"(a run of identical replies); a scenario holds at most {SCENARIO_EVENTS:,}, so none is written"
             )
         findings = [f for f in findings if f not in long]
@@ -223,44 +198,6 @@ class ScenarioWriter:
 
     def close(self) -> None:
         self.out.__exit__(None, None, None)
-
-
-def check_bytes(path: str, data: bytes, settings: Settings, *, max_states: int | None = None) -> Checked:
-    """Validate one file and, when that finds no error, explore its runs (the analysis family)."""
-    from ..analysis.core import STATE_LIMIT, analyze_cached, release, state_limit
-    from ..pipeline import ANALYSIS_FAMILIES, validate_bytes
-
-    token = state_limit.set(max_states or STATE_LIMIT)
-    try:
-        result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
-        if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
-            return Checked(result, None)
-        try:
-            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
-        finally:
-            release(result.blueprint)  # the caller holds the analysis now; the cache must not
-    finally:
-        state_limit.reset(token)
-    kept = _without_repeats(result.diagnostics, analysis, settings)
-    return Checked(replace(result, diagnostics=kept), analysis)
-
-
-def _without_repeats(diagnostics, analysis: "Analysis", settings: Settings) -> tuple:
-    """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
-    from ..analysis.rules import SUPERSEDES
-
-    superseded = {
-        lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")
-    }
-    explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
-    kept = []
-    for d in diagnostics:
-        if d.code in superseded:
-            continue
-        if d.code == "edge-never-taken" and any(tuple(p[: len(d.path)]) == tuple(d.path) for p in explained):
-            continue
-        kept.append(d)
-    return tuple(kept)
 
 
 # --- reports ---------------------------------------------------------------------------------------
@@ -283,7 +220,7 @@ class Report:
         self.fixes: dict = {}
         self.total = Counts()
 
-    def add(self, item: Checked) -> None:
+    def add(self, item: CheckResult) -> None:
         result = item.result
         self.total = self.total + result.counts
         fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
@@ -314,71 +251,3 @@ class Report:
             emit(json_document(self.kept, self.total))
         elif self.format != "github":
             emit(get_reporter(self.format)(self.kept, options), color=options.color)
-
-
-def diagnostic_blocks(item: Checked, options: ReportOptions) -> list[str]:
-    """A file's findings as `validate` shows them."""
-    from ..render.text import render_diagnostic
-
-    result = item.result
-    return [render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics]
-
-
-def ceilings_block(item: Checked) -> str:
-    """A file's ceilings (or why it was not analysed)."""
-    from ..analysis.report import ceilings_text
-    from ..display import visible
-
-    if item.analysis is None:
-        return f"{visible(item.result.path)}: not analysed: it has errors"
-    return ceilings_text(item.result.path, item.analysis)
-
-
-def text_report(checked: list[Checked], options: ReportOptions) -> str:
-    """Findings as `validate` shows them, then each file's ceilings (or why it was not
-    analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
-    and the ceilings."""
-    findings = [] if options.quiet else [block for item in checked for block in diagnostic_blocks(item, options)]
-    ceilings = [] if options.quiet else [ceilings_block(item) for item in checked]
-    diagnostics = [d for item in checked for d in item.result.diagnostics]
-    total = sum((item.result.counts for item in checked), Counts())
-    return "".join(block + "\n\n" for block in findings) + text_tail(ceilings, diagnostics, total, len(checked), options)
-
-
-def text_tail(ceilings: list[str], diagnostics: list, total: Counts, files: int, options: ReportOptions) -> str:
-    """What the text report shows after every finding: the ceilings, the statistics when asked,
-    the closing lines."""
-    from ..render.text import render_closing, render_statistics
-
-    blocks = list(ceilings)
-    if options.statistics and diagnostics:
-        blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    blocks.append(render_closing(total, files, diagnostics, options, hint=not options.quiet))
-    return "\n\n".join(blocks) + "\n"
-
-
-def json_entry(item: Checked, fixes: dict | None) -> dict:
-    """A file's entry in the JSON report: the `validate` entry with an `analysis` object
-    (`fixes`: its fixable findings; None works them out with the default settings)."""
-    from ..analysis.report import analysis_json
-    from ..render.json import report_document
-
-    entry = report_document([item.result], fixes)["files"][0]
-    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
-    return entry
-
-
-def json_document(entries: list[dict], total: Counts) -> str:
-    """The `validate` JSON report of these file entries."""
-    from ..render.json import report_document
-
-    document = report_document([], {})
-    document["files"] = entries
-    document["summary"].update(files=len(entries), errors=total.errors, warnings=total.warnings, notes=total.notes)
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
-
-def json_report(checked: list[Checked], options: ReportOptions | None = None) -> str:
-    """The `validate` JSON report with an `analysis` object per file."""
-    entries = [json_entry(item, options.fixes if options else None) for item in checked]
-    return json_document(entries, sum((item.result.counts for item in checked), Counts()))

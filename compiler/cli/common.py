@@ -115,6 +115,20 @@ default_max_iterations_option = click.option(
 )
 
 
+def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--statistics` and `-q/--quiet` (which leaves out `left_out`), shared by `validate` and `check`."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option(
+            "-q", "--quiet", is_flag=True, help=f"Leave out {left_out}: only the summary (text and concise formats)."
+        )(command)
+        return click.option(
+            "--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats)."
+        )(command)
+
+    return decorate
+
+
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
     return _deny_warnings_option(_select_option(_ignore_option(command)))
@@ -229,10 +243,10 @@ def settings_per_file(
 
     finder = finder if finder is not None else ConfigFinder()
     try:
-        settings = {path: settings_for(finder.for_file(path), overrides) for path in files}
-        for each in {s.leviath_config for s in settings.values()} - {None}:
+        settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
+        for each in {s.leviath_config for s in settings.values() if s.leviath_config is not None}:
             load_config(each)
-        for each in {s.leviath_models for s in settings.values()} - {None}:
+        for each in {s.leviath_models for s in settings.values() if s.leviath_models is not None}:
             load_models(each)
     except (ConfigError, InstallationError) as exc:
         raise CliError(str(exc)) from exc
@@ -289,14 +303,16 @@ def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = F
 
 
 def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> "dict[Diagnostic, Fix]":
-    """The fixable findings of every result, with their edits (as `--fix` would make them)."""
-    from ..fix import fixable_codes
-    from ..fix.edits import fixes_for
+    """The fixable findings of every result, with their edits (as `--fix` would make them).
+    The fixing engine is imported only for a result with a fixable finding."""
+    from ..rulebook.registry import REGISTRY
 
-    codes = fixable_codes()
+    codes = {rule.code for rule in REGISTRY.load().rules.values() if rule.fixable}
     fixes: dict["Diagnostic", "Fix"] = {}
     for result in results:
         if any(d.code in codes for d in result.diagnostics):
+            from ..fix.edits import fixes_for
+
             fixes.update(fixes_for(result, settings[result.path]))
     return fixes
 

@@ -92,7 +92,7 @@ def _settings(path: str, finder: "ConfigFinder", overrides: Overrides) -> "Setti
     from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(finder.for_file(path), overrides)
+        return settings_for(finder.for_file(path), overrides).for_file(path)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 
@@ -114,9 +114,10 @@ def _outcome(old: "Version | Refused | None", new: "Version | Refused | None", o
     from ..diff.core import added, compare, removed
     from ..diff.model import Refused
 
-    for version in (old, new):
-        if isinstance(version, Refused):
-            return version
+    if isinstance(old, Refused):
+        return old
+    if isinstance(new, Refused):
+        return new
     if old is None:
         assert new is not None
         return added(new)

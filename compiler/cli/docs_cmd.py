@@ -26,7 +26,7 @@ import sys
 import click
 
 from ..config import ConfigFinder
-from ..render.blueprint_docs import ENGINES
+from ..render.blueprint_docs import ENGINES, Engine
 from .common import check_file, color_option, discovery_options, find_blueprints, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
 from .outdir import OutputDirectory
@@ -55,7 +55,7 @@ from .outdir import OutputDirectory
 def command(
     paths: tuple[str, ...],
     directory: str | None,
-    engine: str,
+    engine: Engine,  # click.Choice(ENGINES) lets only these through
     color: str,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
@@ -86,7 +86,7 @@ def command(
         if report_errors(result, color) or result.blueprint is None:
             failing = True
             continue
-        pages.append(page_data(result.blueprint, source_label(path, paths), engine))  # type: ignore[arg-type]
+        pages.append(page_data(result.blueprint, source_label(path, paths), engine))
 
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))

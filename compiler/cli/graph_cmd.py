@@ -58,7 +58,7 @@ def command(path: str, output_format: str, output: str | None, color: str) -> No
     A blueprint with errors is drawn anyway (its errors go to stderr, exit status 1).
     """
     from ..graph import StageGraph
-    from ..render.diagram import render
+    from ..render.drawings import render
 
     result = check_file(path)
     failing = report_errors(result, color)

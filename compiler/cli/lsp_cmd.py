@@ -20,8 +20,8 @@ def command(stdio: bool) -> None:
     """Run the language server: findings as you type, navigation, rename, completion, hover,
     quick fixes and an outline for every editor with an LSP client."""
     try:
-        import lsprotocol  # noqa: F401
-        import pygls  # noqa: F401
+        import lsprotocol  # noqa: F401 - imported to learn whether it is installed
+        import pygls  # noqa: F401 - imported to learn whether it is installed
     except ImportError as exc:
         raise CliError(f"blueprint lsp needs the package '{exc.name}', which is not installed: {INSTALL_HINT}") from None
     from ..lsp.server import serve

@@ -17,6 +17,7 @@ import gc
 import importlib
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -72,7 +73,9 @@ class LazyGroup(click.Group):
             raise click.UsageError(f"no such command '{name}'.{hint}", ctx)
         return super().resolve_command(ctx, args)
 
-    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.ClickException as exc:
@@ -82,7 +85,7 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:  # a usage error quotes arguments: show them safely
-            raise _visible_message(exc)
+            raise _visible_message(exc)  # noqa: B904 - the same exception, its message made visible
         except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
@@ -99,6 +102,8 @@ class LazyGroup(click.Group):
 
 def _visible_message(exc: click.ClickException) -> click.ClickException:
     """`exc` with the arguments it quotes made visible (a file name holding a newline)."""
+    # click types `message` as Final, but it is a plain attribute that `show` reads: rewriting it
+    # keeps the exception's class and context, which a new exception would have to copy.
     exc.message = visible(exc.message)  # type: ignore[misc]
     return exc
 

@@ -1,6 +1,6 @@
 """`blueprint rules` (the registry as a table) and `blueprint rule CODE` (one rule's page).
 
-Both read `compiler.rules.registry.REGISTRY`, the same table that drives selection, the
+Both read `compiler.rulebook.registry.REGISTRY`, the same table that drives selection, the
 docs and SARIF, so what they print is what the validator does.
 """
 
@@ -12,7 +12,7 @@ import textwrap
 
 import click
 
-from ..rules.registry import REGISTRY, Rule
+from ..rulebook.registry import REGISTRY, Rule
 from .common import format_option
 from .errors import CliError, emit
 

@@ -21,7 +21,9 @@ from .common import color_option, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 
 if TYPE_CHECKING:
+    from ..ir.model import Blueprint
     from ..pipeline import FileResult
+    from ..scenarios.coverage import Coverage
     from ..scenarios.runner import FileOutcome
 
 
@@ -62,7 +64,7 @@ def command(
             continue
         outcome = run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
         if update and any(f.updatable for r in outcome.results for f in r.failures):
-            text, changed = update_text(outcome.file.source.text, outcome.results)  # type: ignore[union-attr]
+            text, changed = update_text(outcome.file.source.text, outcome.results)
             try:
                 write_atomically(path, text.encode("utf-8"))
             except OSError as exc:
@@ -139,7 +141,7 @@ class _Loader:
         key = os.path.realpath(path)
         if key not in self.found:
             try:
-                self.found[key] = settings_for(self.finder.for_file(path))
+                self.found[key] = settings_for(self.finder.for_file(path)).for_file(path)
             except ConfigError as exc:
                 raise CliError(str(exc)) from exc
         return self.found[key]
@@ -155,11 +157,12 @@ class _Loader:
         return self.cache[key]
 
 
-def _coverage(outcomes: list["FileOutcome"]):
+def _coverage(outcomes: list["FileOutcome"]) -> list["Coverage"]:
     from ..scenarios.coverage import coverage
 
-    grouped: dict[str, list[FileOutcome]] = {}
+    grouped: dict[str, tuple[Blueprint, list[FileOutcome]]] = {}
     for outcome in outcomes:
-        if outcome.blueprint is not None and outcome.file.blueprint is not None:
-            grouped.setdefault(os.path.normpath(outcome.file.blueprint), []).append(outcome)
-    return [coverage(path, group[0].blueprint, group) for path, group in grouped.items()]  # type: ignore[arg-type]
+        ir = outcome.blueprint
+        if ir is not None and outcome.file.blueprint is not None:
+            grouped.setdefault(os.path.normpath(outcome.file.blueprint), (ir, []))[1].append(outcome)
+    return [coverage(path, ir, group) for path, (ir, group) in grouped.items()]

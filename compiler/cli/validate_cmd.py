@@ -10,23 +10,22 @@ files are still checked. The path `-` reads one blueprint from standard input (e
 from __future__ import annotations
 
 import gc
-import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import click
 
-from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..config import ConfigFinder, Overrides, Settings
+from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
     color_option,
+    default_max_iterations_option,
     discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    default_max_iterations_option,
     installation_options,
     is_terminal,
     read_stdin,
@@ -34,18 +33,19 @@ from .common import (
     rule_options,
     rule_overrides,
     settings_per_file,
+    summary_options,
     use_color,
     watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .files import FileLoop
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
 
 #: Below this many files a run is quick enough that progress would only flicker.
 PROGRESS_MIN_FILES = 20
-_CLEAR_LINE = "\r\x1b[K"
 #: The path that means standard input, and the name it is reported under by default.
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -74,10 +74,7 @@ class Run:
 @rule_options
 @discovery_options
 @installation_options
-@click.option("--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats).")
-@click.option(
-    "-q", "--quiet", is_flag=True, help="Leave out the findings: only the summary (text and concise formats)."
-)
+@summary_options("the findings")
 @click.option(
     "--fix",
     is_flag=True,
@@ -255,30 +252,16 @@ def _check(
 ) -> Run:
     from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
 
+    def validate(path: str, data: bytes) -> "FileResult":
+        return (_validate_large if len(data) >= LARGE_INPUT_BYTES else validate_bytes)(path, data, settings[path])
+
     run = Run()
-    for number, path in enumerate(files, 1):
-        if progress:
-            click.echo(f"\rchecking {number}/{len(files)} files", nl=False, err=True)
-        try:
-            data = read(path)
-        except OSError as exc:
-            _problem(f"error: cannot read '{path}': {exc.strerror or exc}", progress)
-            run.unchecked += 1
-            continue
-        try:
-            large = len(data) >= LARGE_INPUT_BYTES
-            result = (_validate_large if large else validate_bytes)(path, data, settings[path])
-        except Exception as exc:  # a bug on one file must not hide the findings of the others
-            if os.environ.get("BLUEPRINT_DEBUG"):
-                raise
-            _problem(f"error: internal error while checking '{path}': {type(exc).__name__}: {exc}", progress)
-            run.unchecked += 1
-            continue
+    loop = FileLoop(files, validate, read=read, progress=progress)
+    for result in loop:
         run.results.append(result)
-        if result.counts.failing(settings[path].deny_warnings):
+        if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
-    if progress:
-        click.echo(_CLEAR_LINE, nl=False, err=True)
+    run.unchecked = loop.unchecked
     return run
 
 
@@ -299,10 +282,3 @@ def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
     finally:
         gc.freeze()
         gc.enable()
-
-
-def _problem(message: str, progress: bool) -> None:
-    """One line on stderr, on a line of its own even while progress is shown."""
-    if progress:
-        click.echo(_CLEAR_LINE, nl=False, err=True)
-    echo_problem(message)

@@ -87,7 +87,8 @@ def watch(paths: tuple[str, ...], overrides: "Overrides", run_once: Callable[[],
     while True:
         changes = watchfiles.watch(
             *sorted(folders),
-            watch_filter=lambda change, path: relevant(path)
+            # `folders` is bound now: the loop makes a new watch when the folders change.
+            watch_filter=lambda change, path, folders=folders: relevant(path)
             or (change != watchfiles.Change.modified and (os.path.isdir(path) or path in folders)),
             recursive=False,
             debounce=DEBOUNCE_MS,

@@ -17,6 +17,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from ..lazy import lazy_exports
+
 if TYPE_CHECKING:
     from .core import Version, compare, diff, read_version
     from .model import (
@@ -46,15 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'compiler.diff' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 
 class _CallableModule(types.ModuleType):
@@ -70,18 +64,18 @@ sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = [
     "CLASSES",
+    "RULES",
+    "THRESHOLDS",
     "Change",
     "ChangeClass",
     "ChangeRule",
     "Diff",
     "DiffSide",
     "Location",
-    "RULES",
     "Refused",
     "RunDelta",
     "RunSide",
     "StageCeilingDelta",
-    "THRESHOLDS",
     "Version",
     "compare",
     "diff",

@@ -61,8 +61,9 @@ class Classifier:
         self.old, self.new = old, new
         #: The stage runs start in on each side (the old one in new naming).
         self.starts = starts
-        self.back = {to: name for name, to in renames.items()}
-        self.retargets: dict[tuple[str, str], str] = {}
+        #: New stage name → old (keyed by key-path parts, which are strings here).
+        self.back: dict[str | int, str] = {to: name for name, to in renames.items()}
+        self.retargets: dict[tuple[str | int, str | int], str] = {}
 
     # --- paths on the old side ---------------------------------------------------------------
 

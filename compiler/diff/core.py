@@ -77,8 +77,10 @@ def _version(value: Any, settings: "Settings | None", role: str) -> Version:
         document = read_ir(value)
         return Version(document.source.path, document.blueprint, default_max_iterations=cap)
     if isinstance(value, (str, os.PathLike)):
-        path = os.fspath(value)
-        return read_version(path, read_blueprint(path), settings)
+        from ..config import DEFAULT_SETTINGS
+
+        path = os.fspath(value)  # a file on disk: the tool scripts beside it count
+        return read_version(path, read_blueprint(path), (settings or DEFAULT_SETTINGS).for_file(path))
     raise TypeError(
         f"diff compares blueprint files (a path), typed models (compiler.load) or IR documents (dict), "
         f"not {type(value).__name__}"

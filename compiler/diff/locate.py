@@ -26,7 +26,7 @@ AGENT_KEYS = frozenset(
      "shell_hint", "nudge", "output"}
 )
 #: Region keys the file spells differently.
-REGION_KEYS = {"budget_percent": "budget", "compact_at_percent": "compact_at"}
+REGION_KEYS: dict[str | int, str] = {"budget_percent": "budget", "compact_at_percent": "compact_at"}
 
 
 def toml_path(path: KeyPath, blueprint: "Blueprint | None") -> KeyPath:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Sequence, Union
+from typing import Sequence
 
 from ..display import visible
 from .model import CLASSES, Change, Diff, Refused, RunDelta
 from .rules import RULES
 
-Outcome = Union[Diff, Refused]
+Outcome = Diff | Refused
 #: Version of the JSON report's shape (docs/diff.md).
 REPORT_VERSION = 1
 _STYLES = {"breaking": "\x1b[1;31m", "risky": "\x1b[1;33m", "info": "\x1b[1;36m", "bold": "\x1b[1m", "dim": "\x1b[2m"}
@@ -26,7 +26,7 @@ _RESET = "\x1b[0m"
 
 def totals(outcomes: Sequence[Outcome]) -> dict[str, int]:
     """Changes per class over every pair, and how many pairs were compared, changed or refused."""
-    out = {name: 0 for name in CLASSES}
+    out: dict[str, int] = {name: 0 for name in CLASSES}
     out.update(compared=0, changed=0, refused=0)
     for outcome in outcomes:
         if isinstance(outcome, Refused):

@@ -34,7 +34,9 @@ def _rules(*rules: ChangeRule) -> dict[str, ChangeRule]:
     return table
 
 
-B, R, I = "breaking", "risky", "info"
+B: ChangeClass = "breaking"
+R: ChangeClass = "risky"
+I: ChangeClass = "info"  # noqa: E741 - B, R, I: one letter each, so the table below reads as a grid
 _BP, _RUNS = "blueprint", "runs"
 
 RULES: dict[str, ChangeRule] = _rules(

@@ -62,7 +62,7 @@ def can_complete(analysis: "Analysis") -> bool:
     """Some explored run ends by completing (the run graph's terminal ends of kind `complete`)."""
     for edges in analysis.runs.out:
         for _, target in edges:
-            if type(target) is not int and target.kind == "complete":
+            if not isinstance(target, int) and target.kind == "complete":
                 return True
     return False
 
@@ -72,9 +72,10 @@ def _renamed(path: KeyPath, rename: dict[str, str]) -> KeyPath:
     if len(path) < 2 or path[0] != "stages":
         return path
     out = list(path)
-    out[1] = rename.get(path[1], path[1])  # type: ignore[arg-type]
-    if len(path) >= 4 and path[2] == "transitions":
-        out[3] = rename.get(path[3], path[3])  # type: ignore[arg-type]
+    for index in (1, 3) if len(path) >= 4 and path[2] == "transitions" else (1,):
+        part = path[index]
+        if isinstance(part, str):
+            out[index] = rename.get(part, part)
     return tuple(out)
 
 

@@ -1,7 +1,7 @@
 """`blueprint validate --fix`: rewrite findings whose fix cannot change what a run does.
 
 A rule is fixable when it declares a fixer (`define(..., fixer=...)`, see
-`compiler.rules.fixers`); the engine here finds fixers through the registry. Today:
+`compiler.rulebook.fixers`); the engine here finds fixers through the registry. Today:
 
 - `stage-missing-mode`: writes `mode = "autonomous"`, the mode the stage already runs in;
 - `non-canonical-value`: the canonical spelling of an alias or a letter case the runtime
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_SETTINGS, Settings
-from ..rules.fixers import KeyFix, LineFix
+from ..rulebook.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
 from .toml_edits import apply_key_fixes
 
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath
     from ..ir.model import Blueprint
     from ..pipeline import FileResult
-    from ..rules.fixers import Fixer
-    from ..rules.registry import Rule
+    from ..rulebook.fixers import Fixer
+    from ..rulebook.registry import Rule
 
 #: Rounds of validate → fix; a fix can reveal another (a directive that now matches nothing).
 MAX_PASSES = 4
@@ -65,13 +65,13 @@ class FixOutcome:
 
 
 def fixable_codes() -> frozenset[str]:
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     return frozenset(rule.code for rule in REGISTRY.all() if rule.fixable)
 
 
 def rule_of(finding: "Diagnostic") -> "Rule | None":
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     return REGISTRY.get(finding.code)
 
@@ -123,7 +123,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
 
 
 def has_syntax_errors(result: "FileResult") -> bool:
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     return any(
         d.severity == "error" and (info := REGISTRY.get(d.code)) is not None and info.family == "syntax"
@@ -173,4 +173,4 @@ def unsafe_reason(
     return None
 
 
-__all__ = ["FixOutcome", "MAX_PASSES", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]
+__all__ = ["MAX_PASSES", "FixOutcome", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Iterable
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span
 from ..parse.source import LineIndex
-from ..rules.fixers import KeyFix
+from ..rulebook.fixers import KeyFix
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..pipeline import FileResult
-    from ..rules.registry import Rule
+    from ..rulebook.registry import Rule
 
 
 @dataclass(frozen=True)
@@ -271,8 +271,8 @@ def _fix_title(rule: "Rule | None", finding: "Diagnostic") -> str:
 
 def _safe(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> bool:
     """Whether applying every edit of `fixes` keeps the IR and every other finding."""
-    from . import fixable_codes, unsafe_reason
     from ..pipeline import validate_bytes
+    from . import fixable_codes, unsafe_reason
 
     assert result.source is not None
     try:

@@ -131,4 +131,4 @@ def diff_path(path: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-__all__ = ["FixRun", "MAX_REFIXES", "diff_path", "fix_files", "save", "unified_diff"]
+__all__ = ["MAX_REFIXES", "FixRun", "diff_path", "fix_files", "save", "unified_diff"]

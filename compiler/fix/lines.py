@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..rules.fixers import LineFix, Unfixable
+from ..rulebook.fixers import LineFix, Unfixable
 from .toml_edits import LEFT_ALONE
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..rules.fixers import Unfixable
+from ..rulebook.fixers import Unfixable
 
 if TYPE_CHECKING:
     from ..diagnostics import KeyPath

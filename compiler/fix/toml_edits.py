@@ -11,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from ..rules.fixers import KeyFix, Unfixable
+from ..rulebook.fixers import KeyFix, Unfixable
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath

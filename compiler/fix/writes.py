@@ -33,7 +33,7 @@ from ..parse.source import read_blueprint
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; the comparison still catches most races
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # None stands for the missing module
 
 
 class FileChanged(Exception):

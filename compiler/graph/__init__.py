@@ -3,7 +3,7 @@
 `StageGraph.from_blueprint(bp)` (standard library only; what the lint rules use) holds
 transitions, linear fall-through and fan-out hand-offs as typed edges, with reachability,
 strongly connected components, cycle witnesses and dominators. `to_networkx(bp)` gives the
-same graph as a networkx `MultiDiGraph` (also `Blueprint.graph`). See docs/graph.md.
+same graph as a networkx `MultiDiGraph`. See docs/graph.md.
 """
 
 from __future__ import annotations

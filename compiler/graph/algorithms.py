@@ -9,12 +9,12 @@ recursion limit.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable, Set
 
 Adjacency = list[list[int]]
 
 
-def breadth_first(adjacency: Adjacency, starts: Iterable[int], blocked: set[int] = frozenset()) -> list[int]:
+def breadth_first(adjacency: Adjacency, starts: Iterable[int], blocked: Set[int] = frozenset()) -> list[int]:
     """Nodes reached from `starts` in discovery order (starts first); `blocked` nodes are
     reached but not expanded."""
     seen = [False] * len(adjacency)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from types import MethodType
 from typing import TYPE_CHECKING, Callable, Iterable, Literal
 
 from .algorithms import DominatorTree, breadth_first, strongly_connected
@@ -252,7 +253,7 @@ class StageGraph:
         """Successor (or predecessor) indices per node, de-duplicated, in edge order."""
         # A filter that is one of this graph's own methods is keyed by its function: keyed by
         # the bound method, the cache would hold the graph, a cycle only the slow collector frees.
-        key = (where.__func__ if getattr(where, "__self__", None) is self else where, reverse)  # type: ignore[union-attr]
+        key = (where.__func__ if isinstance(where, MethodType) and where.__self__ is self else where, reverse)
         cached = self._adjacency_cache.get(key)
         if cached is not None:
             return cached

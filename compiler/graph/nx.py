@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..ir.model import Blueprint
 
 
-def to_networkx(source: "Blueprint | StageGraph") -> "networkx.MultiDiGraph":
+def to_networkx(source: "Blueprint | StageGraph") -> "networkx.MultiDiGraph[str]":
     """Nodes are stage names (declaration order), edges `(source, target, kind)`.
 
     Node attributes: `index`, `mode`, `entry`, `terminal`, `max_revisits`,
@@ -32,7 +32,7 @@ def to_networkx(source: "Blueprint | StageGraph") -> "networkx.MultiDiGraph":
     import networkx
 
     graph = source if isinstance(source, StageGraph) else StageGraph.from_blueprint(source)
-    out = networkx.MultiDiGraph(entry=graph.entry)
+    out: networkx.MultiDiGraph[str] = networkx.MultiDiGraph(entry=graph.entry)
     if not isinstance(source, StageGraph):
         out.graph.update(name=source.name, graph_mode=source.graph_mode)
     externals: dict[str, list[str]] = {}

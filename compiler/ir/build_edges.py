@@ -13,8 +13,8 @@ from .build_values import (
     get_str,
     get_str_list,
     get_trimmed,
-    is_int,
     is_table,
+    one_of,
 )
 from .model import (
     CONDITIONS,
@@ -23,6 +23,7 @@ from .model import (
     Edge,
     Gate,
     StuckThresholds,
+    Transform,
 )
 
 #: The edge keys that arm stuck detection, and the `StuckThresholds` field each fills.
@@ -33,16 +34,15 @@ STUCK_KEYS = {
     "stuck_after_tool_calls": "tool_calls",
 }
 TRANSFORM_ALIASES = {"summarize": "compact"}
-EDGE_TRANSFORMS = frozenset({"direct", "clear", "compact", "custom"})
+EDGE_TRANSFORMS: tuple[Transform, ...] = ("direct", "clear", "compact", "custom")
 
 
-def edge_transform(raw: Any) -> str | None:
+def edge_transform(raw: Any) -> Transform | None:
     """The transform a raw `transform` value names: `direct` when absent or not a string, None
     for an unknown string (the schema layer reports it)."""
     if not isinstance(raw, str):
         return "direct"
-    transform = TRANSFORM_ALIASES.get(raw, raw)
-    return transform if transform in EDGE_TRANSFORMS else None
+    return one_of(TRANSFORM_ALIASES.get(raw, raw), EDGE_TRANSFORMS)
 
 
 def build_transitions(raw: Any) -> tuple[Edge, ...] | None:

@@ -20,7 +20,16 @@ from .build_values import (
     table,
     to_json,
 )
-from .model import DEFAULT_REGION_TOKENS, FALLBACK_LAYOUT, REGION_KINDS, Layout, Region, RegionSeed, SeedToolCall
+from .model import (
+    DEFAULT_REGION_TOKENS,
+    FALLBACK_LAYOUT,
+    REGION_KINDS,
+    Layout,
+    Region,
+    RegionSeed,
+    SeedRefresh,
+    SeedToolCall,
+)
 
 #: The reference accepts `hash_map` as a spelling of `hashmap` (not listed in its messages).
 REGION_KIND_ALIASES = {"hash_map": "hashmap"}
@@ -185,7 +194,7 @@ def _tool_call(entry: Any) -> SeedToolCall | None:
     return None
 
 
-def _refresh(raw: Table) -> str:
+def _refresh(raw: Table) -> SeedRefresh:
     value = raw.get("refresh")
     if isinstance(value, str) and ascii_lower(value.strip()) in ("each_stage", "stage"):
         return "each_stage"

@@ -15,6 +15,7 @@ from .build_values import (
     get_str_list,
     get_trimmed,
     is_table,
+    one_of,
     table,
     to_json,
 )
@@ -28,6 +29,7 @@ from .model import (
     Hook,
     NudgeConfig,
     OutputSpec,
+    Policy,
     ReadPaths,
     RepetitionDetection,
     ResolvedNudge,
@@ -38,7 +40,7 @@ from .model import (
     TransformMapping,
 )
 
-POLICIES = ("allow", "ask", "deny")
+POLICIES: tuple[Policy, ...] = ("allow", "ask", "deny")
 
 
 def build_security(raw: Any) -> Security | None:
@@ -107,8 +109,9 @@ def build_tool_permissions(raw: Any) -> tuple[ToolPermission, ...]:
     """Readable policies only, lower-cased (the reference compares them case-insensitively)."""
     permissions = []
     for tool, value in table(raw).items():
-        if isinstance(value, str) and ascii_lower(value) in POLICIES:
-            permissions.append(ToolPermission(tool=tool, policy=ascii_lower(value)))
+        policy = one_of(ascii_lower(value), POLICIES) if isinstance(value, str) else None
+        if policy is not None:
+            permissions.append(ToolPermission(tool=tool, policy=policy))
     return tuple(permissions)
 
 
@@ -189,5 +192,5 @@ def _mapping(raw: Any) -> TransformMapping:
     )
 
 
-def _list(value: Any) -> list:
+def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []

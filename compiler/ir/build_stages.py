@@ -25,6 +25,7 @@ from .build_values import (
     get_trimmed,
     is_int,
     is_table,
+    one_of,
     table,
     to_json,
 )
@@ -37,6 +38,7 @@ from .model import (
     SUBMIT_OUTPUT_TOOL,
     FanOut,
     InteractionPoint,
+    Mode,
     ModelConfig,
     ModelEntry,
     NudgeConfig,
@@ -61,13 +63,13 @@ FAN_OUT_KEYS = (
 WORKER_KEYS = ("worker_agent", "worker_stage", "worker_query")
 
 
-def stage_mode(raw_stage: Any) -> str | None:
+def stage_mode(raw_stage: Any) -> Mode | None:
     """The mode a stage runs in: `autonomous` when absent or not a string, None for an unknown
     string (the schema layer reports it; the builder then uses `autonomous`)."""
     mode = table(raw_stage).get("mode")
     if not isinstance(mode, str):
         return "autonomous"
-    return mode if mode in MODES else None
+    return one_of(mode, MODES)
 
 
 def build_stage(name: str, raw: Any, agent_nudge: NudgeConfig | None) -> Stage:

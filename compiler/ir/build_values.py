@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, TypeGuard, TypeVar
 
 Table = Mapping[str, Any]
 EMPTY: Table = {}
@@ -25,7 +25,18 @@ def is_table(value: Any) -> bool:
     return isinstance(value, dict)
 
 
-def is_int(value: Any) -> bool:
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def one_of(value: Any, allowed: Iterable[_Choice]) -> _Choice | None:
+    """The member of `allowed` (the values of a `Literal` type) that `value` equals, else None."""
+    for choice in allowed:
+        if value == choice:
+            return choice
+    return None
+
+
+def is_int(value: object) -> TypeGuard[int]:
     """A TOML integer: Python's bool is an int subclass, and TOML's booleans are not integers."""
     return isinstance(value, int) and not isinstance(value, bool)
 

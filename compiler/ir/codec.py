@@ -159,7 +159,7 @@ def _scalar(kind: type, label: str) -> Codec:
     def decode(value: Any) -> Any:
         if type(value) is not kind:
             raise Invalid(f"expected {label}, got {json_type(value)}")
-        if kind is int and value < 0:
+        if kind is int and isinstance(value, int) and value < 0:
             raise Invalid(f"must not be negative, got {value}")
         return value
 
@@ -341,4 +341,4 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["Codec", "Invalid", "MINIMUMS", "NON_FINITE", "codec_for", "json_type"]
+__all__ = ["MINIMUMS", "NON_FINITE", "Codec", "Invalid", "codec_for", "json_type"]

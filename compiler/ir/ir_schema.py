@@ -26,8 +26,8 @@ import typing
 from functools import cache
 from typing import Any, Literal, Union
 
-from .model import Blueprint
 from .codec import MINIMUMS
+from .model import Blueprint
 from .serialize import IR_VERSION, NON_FINITE
 
 _FIELD = re.compile(r"^\s+(\w+)\s*:")

@@ -20,6 +20,8 @@ from typing import Any, Literal
 Mode = Literal["autonomous", "interactive", "interactive_points", "fan_out", "output"]
 Condition = Literal["always", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]
 Transform = Literal["direct", "clear", "compact", "custom"]
+Policy = Literal["allow", "ask", "deny"]
+SeedRefresh = Literal["once", "each_stage"]
 RegionKind = Literal[
     "pinned",
     "sliding_window",
@@ -32,7 +34,7 @@ RegionKind = Literal[
     "custom",
 ]
 
-MODES: tuple[str, ...] = ("autonomous", "interactive", "interactive_points", "fan_out", "output")
+MODES: tuple[Mode, ...] = ("autonomous", "interactive", "interactive_points", "fan_out", "output")
 CONDITIONS: tuple[str, ...] = ("always", "error", "max_iterations", "llm_choice", "stuck", "dead_end")
 #: Conditions of edges a stage that ends normally may take (offered to routing).
 NORMAL_CONDITIONS: frozenset[str] = frozenset({"always", "llm_choice"})
@@ -131,7 +133,7 @@ class RegionSeed:
     rhai: str | None = None
     command: str | None = None
     tools: tuple[SeedToolCall, ...] = ()
-    refresh: Literal["once", "each_stage"] = "once"
+    refresh: SeedRefresh = "once"
     #: True for the seed a region named `task` gets without a `seed` key.
     implicit: bool = False
 
@@ -270,7 +272,7 @@ class Sandbox:
 class ToolPermission:
     tool: str
     #: Normalised to lower case (`allow`, `ask`, `deny`); the reference compares case-insensitively.
-    policy: Literal["allow", "ask", "deny"]
+    policy: Policy
 
 
 @dataclass(frozen=True)
@@ -592,13 +594,6 @@ class Blueprint:
     def graph_mode(self) -> bool:
         """Some stage has a transitions table (even an empty one)."""
         return any(s.transitions is not None for s in self.stages)
-
-    @cached_property
-    def graph(self):  # -> networkx.MultiDiGraph
-        """The stage graph as a networkx `MultiDiGraph` (see docs/graph.md); networkx loads here."""
-        from ..graph.nx import to_networkx
-
-        return to_networkx(self)
 
     def layout_for(self, stage: Stage) -> Layout:
         """The layout a stage sees: its own if it declares one, else the global one."""

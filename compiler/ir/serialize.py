@@ -263,12 +263,12 @@ def _read_source(value: Any) -> IRSource:
 
 
 __all__ = [
-    "IRDocument",
-    "IRError",
-    "IRSource",
     "IR_VERSION",
     "MIGRATIONS",
     "NON_FINITE",
+    "IRDocument",
+    "IRError",
+    "IRSource",
     "decode",
     "dumps",
     "encode",

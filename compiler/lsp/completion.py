@@ -16,7 +16,7 @@ from lsprotocol import types
 from ..diagnostics import KeyPath, format_key
 from .cursor import Cursor, cursor_at
 from .keys import allowed_values, child_keys, key_doc, schema_at, toml_value
-from .names import LAYOUTS, VALUE_KINDS, Kind, matches
+from .names import LAYOUTS, VALUE_KINDS, Kind, Pattern, matches
 from .ranges import offset_of, offsets_range
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 TRIGGERS = ('"', "'", "[", ".", ",")
 _DIRECTIVE = re.compile(r"^\s*blueprint\s*:\s*ignore(?:-file)?\s*\[(?P<codes>[^\]]*)$")
 #: Tables whose keys are names, and what they name.
-NAMED_KEYS: tuple[tuple[KeyPath, Kind], ...] = (
+NAMED_KEYS: tuple[tuple[Pattern, Kind], ...] = (
     (("stages", "*", "transitions"), "stage"),
     (("tool_permissions",), "tool"),
     (("stages", "*", "tool_permissions"), "tool"),
@@ -89,7 +89,7 @@ def _without_line(document: "Document", analysis: "Analysis", offset: int) -> "A
 
 
 def _rule_codes() -> list[tuple[str, str]]:
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     return [(rule.code, rule.summary) for rule in REGISTRY.all()] + [("all", "Every rule.")]
 
@@ -104,8 +104,8 @@ def _key_items(cursor: Cursor, named: "Analysis | None", document: "Document", i
         if name in present:
             continue
         doc = key_doc(path + (name,))
-        kind = types.CompletionItemKind.Module if _is_table(node) else types.CompletionItemKind.Field
-        items.append(item(name, kind, format_key(name), doc.kind if doc else None, doc.markdown() if doc else None))
+        item_kind = types.CompletionItemKind.Module if _is_table(node) else types.CompletionItemKind.Field
+        items.append(item(name, item_kind, format_key(name), doc.kind if doc else None, doc.markdown() if doc else None))
     kind = _named_key_kind(path, header=cursor.where == "header")
     if kind is not None:
         for name in _names(kind, named, document):
@@ -136,7 +136,9 @@ def _value_items(cursor: Cursor, named: "Analysis | None", document: "Document",
 def _is_table(node: dict) -> bool:
     types_ = node.get("type")
     types_ = [types_] if isinstance(types_, str) else list(types_ or [])
-    items = node.get("items") if isinstance(node.get("items"), dict) else {}
+    items = node.get("items")
+    if not isinstance(items, dict):
+        items = {}
     return "object" in types_ or ("array" in types_ and items.get("type") == "object")
 
 
@@ -169,11 +171,11 @@ def _present_keys(named: "Analysis | None", path: KeyPath) -> set[str]:
 
 def _names(kind: Kind, named: "Analysis | None", document: "Document") -> Iterable[str]:
     if kind == "tool":
-        from ..rules.lint.tool_catalog import CATALOG, script_tools
+        from ..rules.lint.tool_catalog import CATALOG
         from .diagnostics import project_settings
 
         settings, _ = project_settings(document.path)
-        return sorted(CATALOG | script_tools(document.path) | set(settings.known_tools))
+        return sorted(CATALOG | set(settings.local_tools or ()) | set(settings.known_tools))
     if named is None or named.result.blueprint is None:
         return []
     blueprint = named.result.blueprint

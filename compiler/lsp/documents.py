@@ -20,6 +20,7 @@ from .text import TextLines
 if TYPE_CHECKING:
     from ..config import Settings
     from ..parse.positions import PositionIndex
+    from ..parse.source import SourceFile
     from ..pipeline import FileResult
     from .names import NameIndex
 
@@ -57,14 +58,19 @@ class Analysis:
     def parsed(self) -> bool:
         return self.result.document is not None and self.result.blueprint is not None
 
+    @property
+    def source(self) -> "SourceFile":
+        """The decoded text the findings point into (the client's text is always decodable)."""
+        source = self.result.source
+        assert source is not None
+        return source
+
     @cached_property
     def index(self) -> "PositionIndex":
         """Every key and value of this version, with every key token (for rename)."""
         from ..parse.positions import PositionIndex
 
-        source = self.result.source
-        assert source is not None
-        return PositionIndex(source.text, source.lines, every_key=True)
+        return PositionIndex(self.source.text, self.source.lines, every_key=True)
 
     @cached_property
     def names(self) -> "NameIndex":
@@ -115,7 +121,7 @@ def analyse(path: str, text: str, version: int, settings: "Settings", encoding: 
     `blueprint validate` / `blueprint check` would validate the file `path` holding `text`."""
     data = text.encode("utf-8", "surrogatepass")
     if check:
-        from ..cli.check_cmd import check_bytes
+        from ..check import check_bytes
 
         result = check_bytes(path, data, settings).result
     else:

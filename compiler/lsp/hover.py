@@ -44,7 +44,9 @@ def hover(ls: "BlueprintServer", document: "Document", analysis: "Analysis", par
             summary = region_summary(blueprint, occurrence.name)
         if summary is not None:
             return _markdown(summary, to_range(lines, occurrence.span))
-    end = _WORD_END.match(analysis.text, offset).end()
+    word_end = _WORD_END.match(analysis.text, offset)
+    assert word_end is not None, "the pattern matches the empty string"
+    end = word_end.end()
     cursor = cursor_at(analysis.text, end)
     if cursor.where in ("key", "header") and cursor.word:
         path = cursor.path + (cursor.word,)
@@ -73,7 +75,7 @@ def _rule_code_at(analysis: "Analysis", offset: int) -> types.Hover | None:
         base = start + directive.start("codes")
         for code in _CODE.finditer(directive.group("codes")):
             if base + code.start() <= offset <= base + code.end():
-                from ..rules.registry import REGISTRY
+                from ..rulebook.registry import REGISTRY
 
                 rule = REGISTRY.get(code.group())
                 if rule is None:

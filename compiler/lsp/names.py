@@ -152,12 +152,13 @@ class NameIndex:
         document = analysis.result.document or {}
         index = analysis.index
         found: list[Occurrence] = []
-        for kind, declarations, keys, values in (
+        kinds: tuple[tuple[Kind, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...]], ...] = (
             ("stage", STAGE_DECLARATIONS, STAGE_KEYS, STAGE_VALUES),
             ("region", REGION_DECLARATIONS, REGION_KEYS, REGION_VALUES),
             ("tool", (), TOOL_KEYS, TOOL_VALUES),
             ("script", (), (), SCRIPT_VALUES),
-        ):
+        )
+        for kind, declarations, keys, values in kinds:
             for patterns, declaration in ((declarations, True), (keys, False)):
                 for pattern in patterns:
                     for path, _ in walk(document, pattern):
@@ -168,8 +169,8 @@ class NameIndex:
                         occurrence = _value_occurrence(analysis, index, kind, path, value)
                         if occurrence is not None:
                             found.append(occurrence)
-        path = analysis.result.path
-        directory = os.path.dirname(os.path.abspath(path)) if os.path.isfile(path) else None
+        file = analysis.result.path
+        directory = os.path.dirname(os.path.abspath(file)) if os.path.isfile(file) else None
         return cls(found, directory)
 
     def at(self, line: int, column: int) -> Occurrence | None:
@@ -222,7 +223,7 @@ def _value_occurrence(
     span = index.value_span(path)
     if span is None or span.line != span.end_line:
         return None  # a multi-line string names nothing worth pointing at
-    raw = analysis.result.source.line_text(span.line)[span.column - 1 : span.end_column - 1]  # type: ignore[union-attr]
+    raw = analysis.source.line_text(span.line)[span.column - 1 : span.end_column - 1]
     quote = raw[:1]
     if quote not in ("'", '"'):
         return None

@@ -89,7 +89,11 @@ def symbols(ls: "BlueprintServer", document: "Document", analysis: "Analysis", p
     index = analysis.index
 
     def symbol(
-        name: str, detail: str | None, kind: types.SymbolKind, path: KeyPath, children: list[types.DocumentSymbol]
+        name: str,
+        detail: str | None,
+        kind: types.SymbolKind,
+        path: KeyPath,
+        children: list[types.DocumentSymbol | None],
     ) -> types.DocumentSymbol | None:
         key = index.key_span(path)
         extent = extents.get(path)
@@ -146,7 +150,7 @@ def _extents(analysis: "Analysis") -> dict[KeyPath, tuple[tuple[int, int], tuple
             for owner in owners:
                 known = offsets.get(owner)
                 offsets[owner] = pair if known is None else (min(known[0], pair[0]), max(known[1], pair[1]))
-    lines = analysis.result.source.lines  # type: ignore[union-attr]
+    lines = analysis.source.lines
     out = {}
     for owner, (start, end) in offsets.items():
         span = lines.span(start, end)

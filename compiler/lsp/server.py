@@ -89,7 +89,8 @@ class BlueprintServer(LanguageServer):
         self.publisher = Publisher(self._publish, self._warn, lambda: self.client_settings, self.encoding)
 
     def encoding(self) -> str:
-        negotiated = getattr(self.protocol.server_capabilities, "position_encoding", None) if self._initialized() else None
+        capabilities = self.protocol.server_capabilities if self._initialized() else None
+        negotiated = getattr(capabilities, "position_encoding", None) or types.PositionEncodingKind.Utf16
         return _ENCODINGS.get(negotiated, "utf-16")
 
     def _initialized(self) -> bool:
@@ -239,7 +240,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None
     handler.setFormatter(logging.Formatter("blueprint lsp: %(levelname)s: %(message)s"))
     handler.addFilter(_QuietRefusals())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    from ..rules.registry import REGISTRY
+    from ..rulebook.registry import REGISTRY
 
     REGISTRY.load()  # once, before the worker thread and the handlers both need it
     build_server().start_io(stdin, stdout)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator, cast
 
 from ..diagnostics import KeyPath, Span
 from .source import LineIndex
@@ -38,6 +38,17 @@ _ML_LITERAL = re.compile(r"'''(?:[^']+|'(?!''))*+'{3,5}")
 _SCALAR = re.compile(r"[0-9A-Za-z_+\-.:]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SPACED_TIME = re.compile(r" \d{2}:[0-9A-Za-z_+\-.:]*")
+_Matcher = Callable[[str, int], "re.Match[str]"]
+
+
+def _sure(pattern: re.Pattern[str]) -> _Matcher:
+    """`pattern.match`, typed as never missing: the scanner applies each token pattern where
+    tomllib has read such a token, and white space matches (if only nothing) everywhere."""
+    return cast(_Matcher, pattern.match)
+
+
+_ws, _ws_nl, _bare_key, _scalar = _sure(_WS), _sure(_WS_NL), _sure(_BARE_KEY), _sure(_SCALAR)
+_basic, _literal, _ml_basic, _ml_literal = _sure(_BASIC), _sure(_LITERAL), _sure(_ML_BASIC), _sure(_ML_LITERAL)
 # Fast paths, each read in one match: most pairs of a blueprint are `name = value` with a
 # single bare key and a one-line basic string or a plain scalar (not a date followed by a
 # time) as the value, and most array elements are such values too. Anything else (a dotted
@@ -223,7 +234,7 @@ class _Scanner:
         if self.text[start] in "{[":
             self.read_container(start, path)
             return
-        skip = _WS_NL.match
+        skip = _ws_nl
         i = start
         while i < end:
             i = skip(self.text, self.read_pair(i, path)).end()
@@ -249,10 +260,10 @@ class _Scanner:
     # -- lexing ----------------------------------------------------------------------------
 
     def skip_ws(self, i: int) -> int:
-        return _WS.match(self.text, i).end()
+        return _ws(self.text, i).end()
 
     def skip_ws_nl(self, i: int) -> int:
-        return _WS_NL.match(self.text, i).end()
+        return _ws_nl(self.text, i).end()
 
     def read_key(self, i: int) -> tuple[list[tuple[str, int, int]], int]:
         """A (possibly dotted) key at `i`: its segments with their offsets, and the end."""
@@ -262,13 +273,13 @@ class _Scanner:
             i = self.skip_ws(i)
             c = text[i]
             if c == '"':
-                end = _BASIC.match(text, i).end()
+                end = _basic(text, i).end()
                 name = _decode_quoted_key(text[i:end])
             elif c == "'":
-                end = _LITERAL.match(text, i).end()
+                end = _literal(text, i).end()
                 name = text[i + 1 : end - 1]
             else:
-                end = _BARE_KEY.match(text, i).end()
+                end = _bare_key(text, i).end()
                 name = text[i:end]
             segments.append((name, i, end))
             i = self.skip_ws(end)
@@ -283,7 +294,7 @@ class _Scanner:
         text = self.text
         n = len(text)
         table: KeyPath = ()
-        skip = _WS_NL.match
+        skip = _ws_nl
         i = skip(text, 0).end()
         block = _PAIR_BLOCK.match
         while i < n:
@@ -397,11 +408,9 @@ class _Scanner:
         text = self.text
         c = text[i]
         if c == '"':
-            pattern = _ML_BASIC if text.startswith('"""', i) else _BASIC
-            end = pattern.match(text, i).end()
+            end = (_ml_basic if text.startswith('"""', i) else _basic)(text, i).end()
         elif c == "'":
-            pattern = _ML_LITERAL if text.startswith("'''", i) else _LITERAL
-            end = pattern.match(text, i).end()
+            end = (_ml_literal if text.startswith("'''", i) else _literal)(text, i).end()
         elif c == "{" or c == "[":
             flat = _FLAT_CONTAINER.match(text, i)
             if flat is None:
@@ -410,7 +419,7 @@ class _Scanner:
                 end = flat.end()
                 self.defer(path, i, end)
         else:
-            end = _SCALAR.match(text, i).end()
+            end = _scalar(text, i).end()
             if _DATE.fullmatch(text, i, end):
                 spaced = _SPACED_TIME.match(text, end)
                 if spaced:

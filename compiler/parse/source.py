@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
+from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
-from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
-from ..rules.registry import SYNTAX
+from ..rulebook.registry import SYNTAX
 
 #: Blueprints are a few dozen kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -78,7 +78,7 @@ class LineIndex:
     counting newlines for those costs less than indexing every line of the file.
     """
 
-    __slots__ = ("_text", "_table", "_direct")
+    __slots__ = ("_direct", "_table", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text

@@ -12,8 +12,8 @@ import tomllib
 from typing import Any
 
 from ..diagnostics import Diagnostic, Related, Span, format_key_path
-from ..rules.registry import SYNTAX
-from ..rules.snippets import stage as declared
+from ..rulebook.registry import SYNTAX
+from ..rulebook.snippets import stage as declared
 from .comments import TOKENS
 from .positions import PositionIndex
 from .source import SourceFile
@@ -94,7 +94,7 @@ def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diag
         raw = raw[: match.start()]
         if line is None and match.group(1):
             line, column = int(match.group(1)), int(match.group(2))
-    span = source.lines.end_span() if line is None else Span.point(line, column)
+    span = source.lines.end_span() if line is None else Span.point(line, column or 1)
     message = raw[:1].lower() + raw[1:]
     fix = None  # the parser's message says what is wrong; "correct the TOML" adds nothing
     if _OVERWRITE.match(raw) and line is not None:

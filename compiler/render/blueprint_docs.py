@@ -354,8 +354,8 @@ def unique_stems(names: list[str], reserved: tuple[str, ...] = ()) -> list[str]:
 
 __all__ = [
     "ENGINES",
-    "EdgeRow",
     "INDEX_STEM",
+    "EdgeRow",
     "IndexEntry",
     "Page",
     "RegionRow",

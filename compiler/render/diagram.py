@@ -21,7 +21,7 @@ string is escaped for the format it lands in, so no stage name can break a drawi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..display import visible
 
@@ -145,7 +145,7 @@ def drawing(graph: "StageGraph", title: str = "", hint_width: int = HINT_WIDTH) 
 
 
 def stage_details(stage: "Stage") -> tuple[str, ...]:
-    details = [stage.mode]
+    details: list[str] = [stage.mode]
     if stage.max_revisits is not None:
         details.append(f"max_revisits {stage.max_revisits}")
     return (" · ".join(details),)
@@ -347,36 +347,14 @@ def to_dot(d: Drawing) -> str:
     return "\n".join(out) + "\n"
 
 
-# --- entry point --------------------------------------------------------------------------
-
-FORMATS: dict[str, Callable[["StageGraph", str], str]] = {
-    "mermaid": lambda graph, title: to_mermaid(drawing(graph, title)),
-    "dot": lambda graph, title: to_dot(drawing(graph, title)),
-    "text": lambda graph, title: _outline(graph, title),
-}
-
-
-def _outline(graph: "StageGraph", title: str) -> str:
-    from .diagram_outline import outline
-
-    return outline(graph, title)
-
-
-def render(graph: "StageGraph", format: str, title: str = "") -> str:  # noqa: A002
-    """`graph` drawn in `format` (`mermaid`, `dot` or `text`)."""
-    return FORMATS[format](graph, title)
-
-
 __all__ = [
-    "Arrow",
     "CONDITIONED",
+    "Arrow",
     "Drawing",
-    "FORMATS",
     "Node",
     "drawing",
     "edge_label",
     "gate_summary",
-    "render",
     "stuck_summary",
     "to_dot",
     "to_mermaid",

@@ -39,8 +39,10 @@ def outline(graph: "StageGraph", title: str = "") -> str:
             continue
         flags = [f for f, on in (("entry", node.entry), ("terminal", node.terminal), ("unreachable", node.unreachable)) if on]
         head = f"stage {quote(node.name)}" + (f" [{', '.join(flags)}]" if flags else "")
-        stage = graph.node(node.name).stage  # type: ignore[union-attr]
-        facts = [stage.mode]
+        stage_node = graph.node(node.name)
+        assert stage_node is not None, "a stage box draws a stage of the graph"
+        stage = stage_node.stage
+        facts: list[str] = [stage.mode]
         if stage.max_iterations:
             facts.append(f"max_iterations {stage.max_iterations}")
         if stage.max_revisits is not None:

@@ -133,11 +133,11 @@ def _route(arrows: tuple[Arrow, ...], position: dict[str, int]) -> tuple[dict[in
     straight: dict[int, Arrow] = {}
     lanes: list[_Lane] = []
     for arrow in arrows:
-        a, b = position[arrow.source], position[arrow.target]
-        if b == a + 1 and a not in straight:
-            straight[a] = arrow
+        source, target = position[arrow.source], position[arrow.target]
+        if target == source + 1 and source not in straight:
+            straight[source] = arrow
         else:
-            lanes.append(_Lane(arrow, "right" if b > a else "left", a, b))
+            lanes.append(_Lane(arrow, "right" if target > source else "left", source, target))
     lanes.sort(key=lambda lane: (abs(lane.target - lane.source), lane.source, lane.target))
     return straight, lanes
 

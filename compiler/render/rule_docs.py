@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..rules.registry import FAMILIES, REGISTRY, Rule
+from ..rulebook.registry import FAMILIES, REGISTRY, Rule
 from .templating import template_environment
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from .. import DISTRIBUTION, __version__
-from ..diagnostics import Diagnostic, Span
-from ..rules.registry import REGISTRY, Rule
+from ..diagnostics import Diagnostic, Severity, Span
+from ..rulebook.registry import REGISTRY, Rule
 from .paths import repository_path
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def sarif_log(
     findings = [(artifact_uri(result.path, cwd), d) for result in results for d in result.diagnostics]
     codes = sorted({d.code for _, d in findings})
     rule_index = {code: i for i, code in enumerate(codes)}
-    severity_of = {}
+    severity_of: dict[str, Severity] = {}
     for _, d in findings:
         severity_of.setdefault(d.code, d.severity)
     fingerprints = _fingerprints(findings)
@@ -134,13 +134,13 @@ def artifact_uri(path: str, cwd: str | None = None) -> str:
 
 def information_uri() -> str | None:
     """The project's home page as declared in the installed package's metadata, if any."""
-    try:
-        from importlib.metadata import PackageNotFoundError, metadata
+    from importlib.metadata import PackageNotFoundError, metadata
 
+    try:
         entries = metadata(DISTRIBUTION).get_all("Project-URL") or []
-    except (ImportError, PackageNotFoundError):
+    except PackageNotFoundError:
         return None
-    urls = {}
+    urls: dict[str, str] = {}
     for entry in entries:
         label, _, url = entry.partition(",")
         urls.setdefault(label.strip().lower(), url.strip())

@@ -28,7 +28,7 @@ def _reported(outcome: str) -> str:
     """What we report for an outcome: the rule's severity and code, from the registry."""
     from ..rules.lint.seeds import REGION_SEED_NOT_UNDERSTOOD
     from ..rules.lint.spellings import NON_CANONICAL_VALUE
-    from ..schema.rules import INVALID_TYPE
+    from ..rules.schema.codes import INVALID_TYPE
 
     if outcome == "defaults":
         return f"{NON_CANONICAL_VALUE.severity} `{NON_CANONICAL_VALUE.code}` (`--fix` writes `{{}}`)"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from ..diagnostics import Diagnostic, KeyPath, Related
 from ..parse.positions import PositionIndex
-from .registry import DEFAULT, Rule
+from ..rulebook.registry import DEFAULT, Rule
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -74,8 +74,8 @@ class RuleContext:
         path: KeyPath = (),
         *,
         anchor: Anchor = "key",
-        stage: str | None | Any = MISSING,
-        fix: str | None | Any = DEFAULT,
+        stage: str | Any | None = MISSING,
+        fix: str | Any | None = DEFAULT,
         related: Iterable[tuple[str, KeyPath]] = (),
     ) -> Diagnostic:
         """A finding of `rule` located at `path`.

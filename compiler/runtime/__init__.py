@@ -52,6 +52,8 @@ from .run import RunnerError
 from .state import STATE_VERSION, Flags, Injection, RegionSnapshot, RunState, StateError, Visit, flags_report
 
 __all__ = [
+    "DEFAULT_MAX_ITERATIONS",
+    "STATE_VERSION",
     "Action",
     "AskInteraction",
     "AskRoute",
@@ -61,7 +63,6 @@ __all__ = [
     "ChildFinished",
     "ChildStarted",
     "Complete",
-    "DEFAULT_MAX_ITERATIONS",
     "Event",
     "Fail",
     "Flags",
@@ -78,7 +79,6 @@ __all__ = [
     "RunInference",
     "RunState",
     "RunnerError",
-    "STATE_VERSION",
     "StateError",
     "TakeEdge",
     "Tick",

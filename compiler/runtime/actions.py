@@ -14,7 +14,7 @@ a restart never duplicates them.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Union
+from typing import Any, TypeVar
 
 from .state import Injection
 
@@ -134,7 +134,7 @@ class Fail:
     notes: tuple[Injection, ...] = ()
 
 
-Action = Union[RunInference, AskRoute, AskInteraction, AwaitChildren, AwaitWorkers, TakeEdge, Complete, Fail]
+Action = RunInference | AskRoute | AskInteraction | AwaitChildren | AwaitWorkers | TakeEdge | Complete | Fail
 
 ACTION_NAMES: dict[type, str] = {
     RunInference: "run_inference",
@@ -149,17 +149,18 @@ ACTION_NAMES: dict[type, str] = {
 
 
 #: Field names per action class, in declaration order (for `build`).
+_A = TypeVar("_A")
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in ACTION_NAMES}
 
 
-def build(cls: type, *values: Any) -> Any:
+def build(cls: type[_A], *values: Any) -> _A:
     """`cls(*values)` for an action class, given every field in declaration order.
 
     A frozen dataclass's `__init__` sets each field through `object.__setattr__`; the runner
     emits an action on almost every event, and assembling it directly costs a third as much.
     A wrong number of values still fails (`zip(strict=True)`).
     """
-    action = object.__new__(cls)
+    action: _A = object.__new__(cls)
     object.__setattr__(action, "__dict__", dict(zip(_FIELD_NAMES[cls], values, strict=True)))
     return action
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ir.model import Edge
-from . import interaction, texts
+from ..ir.model import Edge, InteractionPoint
+from . import points, texts
 from .actions import AskRoute, AwaitChildren, Complete, Fail, TakeEdge, build
 from .gates import BLOCK, FORCED, decide
 from .policy import (
@@ -49,7 +49,7 @@ def after_children(run: "Run", outcome: Outcome | None) -> None:
         return
     if _hold_required_output(run, outcome) or _hold_fan_out(run, outcome):
         return
-    if interaction.due(run):
+    if points.due(run):
         if outcome is not None and outcome.kind == "error":
             # As in Leviath: the errored run is sent to its interaction point, which is never
             # opened for a run that is no longer active, so it ends in error there; the stage's
@@ -57,7 +57,7 @@ def after_children(run: "Run", outcome: Outcome | None) -> None:
             fail(run, outcome.detail)
             return
         run.set(outcome=outcome)
-        interaction.present(run)
+        present(run)
         return
     resolve(run, outcome)
 
@@ -202,6 +202,44 @@ def _terminal(run: "Run") -> None:
     else:
         complete(run, "terminal")
 
+# --- interaction points: the stage is held until each is answered --------------------------------
+
+
+def present(run: "Run") -> None:
+    point = points.current_point(run)
+    if point is None:
+        proceed(run)
+        return
+    if run.state.unattended and point.unattended == "auto_approve":
+        approve(run, point, "")
+        return
+    run.set(phase="interact", status="waiting", requests=run.state.requests + 1)
+    run.emit(points.interaction_action(run))
+
+
+def approve(run: "Run", point: InteractionPoint, answer: str) -> None:
+    if answer:
+        run.inject("conversation", texts.user_line(point.name, answer), "interaction")
+    if run.state.visit.point_rounds > 0:
+        run.inject("conversation", texts.user_line(point.name, texts.revised_before_approval()), "interaction")
+    cursor = run.state.visit.point_cursor + 1
+    run.visit(point_cursor=cursor, point_rounds=0)
+    run.set(body=None)
+    if cursor >= len(run.stage.interaction_points):
+        proceed(run)
+    else:
+        present(run)
+
+
+def proceed(run: "Run") -> None:
+    """Every point is satisfied: the stage ends again with the ending it had, so the holds
+    run once more before it resolves (as in Leviath)."""
+    run.visit(point_cursor=len(run.stage.interaction_points))
+    outcome = run.state.outcome
+    run.set(outcome=None, body=None)
+    end_stage(run, outcome)
+
+
 
 def route_action(run: "Run") -> AskRoute:
     table = run.table
@@ -236,8 +274,7 @@ def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
             verdict = "forced"
             run.flag(gates_forced=run.state.flags.gates_forced + 1)
     clear, summarize = transform_effect(run.ir, run.stage, run.state, edge)
-    transform = "compact" if edge.transform == "summarize" else edge.transform
-    move(run, edge.target, condition=edge.condition, transform=transform, clear=clear, summarize=summarize, gate=verdict)
+    move(run, edge.target, condition=edge.condition, transform=edge.transform, clear=clear, summarize=summarize, gate=verdict)
 
 
 def move(

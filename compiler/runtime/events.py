@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Union
+from typing import Any, Callable, cast
 
 #: Tool-call outcomes. Anything a tool did not do counts as not done: only `ok` can modify.
 OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")
@@ -134,24 +134,24 @@ class WorkspaceLost:
     now: float | None = None
 
 
-Event = Union[
-    InferenceFinished,
-    InferenceFailed,
-    RoutingAnswer,
-    RegionChanged,
-    Tick,
-    ChildStarted,
-    ChildFinished,
-    WorkersFinished,
-    InteractionAnswered,
-    Paused,
-    Resumed,
-    Cancel,
-    WorkspaceLost,
-]
+Event = (
+    InferenceFinished
+    | InferenceFailed
+    | RoutingAnswer
+    | RegionChanged
+    | Tick
+    | ChildStarted
+    | ChildFinished
+    | WorkersFinished
+    | InteractionAnswered
+    | Paused
+    | Resumed
+    | Cancel
+    | WorkspaceLost
+)
 
 #: Native NDJSON name → event class.
-EVENT_NAMES: dict[str, type] = {
+EVENT_NAMES: dict[str, type[Event]] = {
     "inference": InferenceFinished,
     "inference_failed": InferenceFailed,
     "routing": RoutingAnswer,
@@ -166,7 +166,7 @@ EVENT_NAMES: dict[str, type] = {
     "cancel": Cancel,
     "workspace_lost": WorkspaceLost,
 }
-_NAME_OF: dict[type, str] = {cls: name for name, cls in EVENT_NAMES.items()}
+_NAME_OF: dict[type[Event], str] = {cls: name for name, cls in EVENT_NAMES.items()}
 
 
 def event_name(event: Event) -> str:
@@ -235,16 +235,17 @@ def event_from_dict(data: Any) -> Event | None:
     """Read one native event (`{"event": name, ...}`); None when it is not one."""
     if not isinstance(data, dict):
         return None
-    cls = EVENT_NAMES.get(data.get("event")) if isinstance(data.get("event"), str) else None
+    name = data.get("event")
+    cls = EVENT_NAMES.get(name) if isinstance(name, str) else None
     if cls is None:
         return None
     now = number(data.get("now"))
     request = whole(data.get("request"))
-    if cls is InferenceFinished:
+    if issubclass(cls, InferenceFinished):
         calls = data.get("tool_calls")
         parsed = tuple(filter(None, map(tool_call_from_dict, calls if isinstance(calls, list) else ())))
         return InferenceFinished(text=text(data.get("text")) or "", tool_calls=parsed, now=now, request=request)
-    if cls is InferenceFailed:
+    if issubclass(cls, InferenceFailed):
         kind = data.get("kind", "error")
         return InferenceFailed(
             message=text(data.get("message")) or "inference failed",
@@ -252,9 +253,9 @@ def event_from_dict(data: Any) -> Event | None:
             now=now,
             request=request,
         )
-    if cls is RoutingAnswer:
+    if issubclass(cls, RoutingAnswer):
         return RoutingAnswer(reply=text(data.get("reply")) or "", now=now, request=request)
-    if cls is RegionChanged:
+    if issubclass(cls, RegionChanged):
         region = text(data.get("region"))
         if not region:
             return None
@@ -266,15 +267,15 @@ def event_from_dict(data: Any) -> Event | None:
             open_items=_open_items(data.get("open_items")),
             now=now,
         )
-    if cls in (ChildStarted, ChildFinished):
+    if issubclass(cls, (ChildStarted, ChildFinished)):
         child = data.get("child")
         if isinstance(child, int) and not isinstance(child, bool):
             child = str(child)
         return cls(child=child, now=now) if isinstance(child, str) else None
-    if cls is WorkersFinished:
+    if issubclass(cls, WorkersFinished):
         completed, failed = whole(data.get("completed")), whole(data.get("failed"))
         return WorkersFinished(completed=max(completed or 0, 0), failed=max(failed or 0, 0), now=now)
-    if cls is InteractionAnswered:
+    if issubclass(cls, InteractionAnswered):
         return InteractionAnswered(
             answer=text(data.get("answer")),
             choice=whole(data.get("choice")),
@@ -305,7 +306,7 @@ def sanitize(event: Any) -> Event | None:
     if check is None:
         return None
     if check(event):
-        return event
+        return cast(Event, event)  # its type is a key of `_CHECKS`
     try:
         return event_from_dict(event_to_dict(event))
     except (TypeError, ValueError):
@@ -353,7 +354,7 @@ def _items(value: Any) -> bool:
 
 #: Per event class, a check of every field (`now` included); an event that passes is used as
 #: it is. One function per class: `step` runs this on every event.
-_CHECKS: dict[type, Any] = {
+_CHECKS: dict[type[Event], Callable[[Any], bool]] = {
     InferenceFinished: lambda e: (
         type(e.text) is str and _calls(e.tool_calls) and _opt_whole(e.request) and _opt_number(e.now)
     ),

@@ -10,6 +10,7 @@ forced. A region the context window does not hold never blocks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..ir.model import DEFAULT_GATE_ATTEMPTS, Blueprint, Gate, Stage
 from . import texts
@@ -44,7 +45,7 @@ def decide(ir: Blueprint, stage: Stage, state: RunState, gate: Gate) -> GateDeci
 def first_failure(ir: Blueprint, stage: Stage, state: RunState, gate: Gate) -> tuple[str, str] | None:
     """(check, generated nudge) of the first unmet requirement, or None when all hold."""
 
-    def held(region: str | None) -> bool:
+    def held(region: str | None) -> TypeGuard[str]:
         return region is not None and holds(ir, stage, state, region)
 
     region = gate.require_region_updated

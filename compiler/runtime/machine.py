@@ -12,10 +12,10 @@ document still a dict, say) or a `state` that is not a `RunState` raises `TypeEr
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping, assert_never
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
-from . import ending, interaction, replies, texts
+from . import ending, interaction, points, replies, texts
 from .actions import Action, AwaitChildren, AwaitWorkers, Complete, Fail
 from .events import (
     Cancel,
@@ -120,7 +120,7 @@ def next_actions(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.phase == "route":
         return (ending.route_action(run),)
     if state.phase == "interact":
-        return (interaction.interaction_action(run),)
+        return (points.interaction_action(run),)
     if state.phase == "children":
         return (AwaitChildren(state.stage, state.children),)
     if state.phase == "workers":
@@ -148,9 +148,9 @@ def _check_types(ir: object, state: object = _NO_STATE) -> None:
 def _check_belongs(run: Run) -> None:
     """`RunnerError` for a state this blueprint cannot have produced: its stage, or a stage it
     visited, is not in the blueprint (a state from another blueprint)."""
-    if run.table is None:
-        raise missing_stage(run.state.stage)
     stages = run.tables.stages
+    if run.state.stage not in stages:
+        raise missing_stage(run.state.stage)
     if not stages.keys() >= run.state.visits.keys():
         name = next(name for name in run.state.visits if name not in stages)
         raise RunnerError(f"the run has visited stage '{name}', which this blueprint does not have")
@@ -164,7 +164,37 @@ def _dispatch(run: Run, event: Event) -> None:
     if state.status == "paused" and isinstance(event, PARKED_EVENTS):
         run.set(parked=state.parked + (event,))
         return
-    _HANDLERS[type(event)](run, event)
+    # One case per member of `Event`: `assert_never` makes the type checker report a new event
+    # that has no handler.
+    match event:
+        case InferenceFinished():
+            _on_inference(run, event)
+        case InferenceFailed():
+            _on_failure(run, event)
+        case RoutingAnswer():
+            _on_routing(run, event)
+        case RegionChanged():
+            _on_region(run, event)
+        case Tick():
+            _on_tick(run, event)
+        case ChildStarted():
+            _on_child_started(run, event)
+        case ChildFinished():
+            _on_child_finished(run, event)
+        case WorkersFinished():
+            _on_workers(run, event)
+        case InteractionAnswered():
+            _on_interaction(run, event)
+        case Paused():
+            _on_pause(run, event)
+        case Resumed():
+            _on_resume(run, event)
+        case Cancel():
+            _on_cancel(run, event)
+        case WorkspaceLost():
+            _on_workspace_lost(run, event)
+        case _:
+            assert_never(event)
 
 
 def _stale(run: Run, request: int | None) -> bool:
@@ -284,23 +314,6 @@ def _on_workspace_lost(run: Run, event: WorkspaceLost) -> None:
     if run.state.status == "active" and run.state.phase == "infer":
         run.set(inject=(), compact=())
         ending.fail_stage(run, texts.workspace_lost())
-
-
-_HANDLERS: dict[type, Callable[[Run, Event], None]] = {
-    InferenceFinished: _on_inference,
-    InferenceFailed: _on_failure,
-    RoutingAnswer: _on_routing,
-    RegionChanged: _on_region,
-    Tick: _on_tick,
-    ChildStarted: _on_child_started,
-    ChildFinished: _on_child_finished,
-    WorkersFinished: _on_workers,
-    InteractionAnswered: _on_interaction,
-    Paused: _on_pause,
-    Resumed: _on_resume,
-    Cancel: _on_cancel,
-    WorkspaceLost: _on_workspace_lost,
-}
 
 
 def _snapshots(regions: Regions | None) -> dict[str, RegionSnapshot]:

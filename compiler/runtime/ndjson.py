@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .events import (
     ChildFinished,
@@ -88,8 +88,9 @@ class _Message:
     id: str | None
     text: list[str] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
-    #: Content blocks by stream index (streamed messages only).
-    blocks: dict[int, Any] = field(default_factory=dict)
+    #: Content blocks by stream index (streamed messages only): a call, or the block's place in
+    #: `text`. The index is whatever JSON value the stream gave.
+    blocks: dict[Any, _Call | int] = field(default_factory=dict)
     #: When the message (or its last tool result) was last seen.
     now: float | None = None
 
@@ -148,7 +149,7 @@ class StreamReader:
         if not isinstance(kind, str):  # none, or a list or an object: no known shape
             self.skipped += 1
             return []
-        handler = getattr(self, f"_on_{kind}", None)
+        handler: Callable[[dict[str, Any]], list[Event]] | None = getattr(self, f"_on_{kind}", None)
         if handler is None:
             if kind not in _STREAM_TYPES and kind != "system":
                 self.skipped += 1
@@ -180,9 +181,9 @@ class StreamReader:
     # --- streamed messages ---------------------------------------------------------------------------
 
     def _on_message_start(self, data: dict[str, Any]) -> list[Event]:
-        message = data.get("message") if isinstance(data.get("message"), dict) else {}
+        message = _dict_at(data, "message")
         out = self._close_open() + self._flush_awaiting()
-        self._open = _Message(id=message.get("id") if isinstance(message.get("id"), str) else None)
+        self._open = _Message(id=_str_at(message, "id"))
         self._absorb(self._open, message.get("content"))
         return out
 
@@ -197,13 +198,13 @@ class StreamReader:
             message.calls.append(call)
             message.blocks[index] = call
         else:
-            message.text.append(block.get("text") if isinstance(block.get("text"), str) else "")
+            message.text.append(_str_at(block, "text") or "")
             message.blocks[index] = len(message.text) - 1
         return []
 
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[Event]:
         message = self._streaming()
-        delta = data.get("delta") if isinstance(data.get("delta"), dict) else {}
+        delta = _dict_at(data, "delta")
         target = message.blocks.get(data.get("index"))
         if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
             if isinstance(target, int):
@@ -228,9 +229,11 @@ class StreamReader:
         return self._close_open()
 
     def _on_error(self, data: dict[str, Any]) -> list[Event]:
-        error = data.get("error") if isinstance(data.get("error"), dict) else {}
-        message = error.get("message") if isinstance(error.get("message"), str) else "stream error"
-        kind = ERROR_KINDS.get(error.get("type"), "error") if isinstance(error.get("type"), str) else "error"
+        error = _dict_at(data, "error")
+        message = _str_at(error, "message")
+        if message is None:
+            message = "stream error"
+        kind = ERROR_KINDS.get(_str_at(error, "type") or "", "error")
         self._open = None  # a failed request produced no reply
         return self._flush_awaiting() + [InferenceFailed(message=message, kind=kind, now=self._now)]
 
@@ -240,7 +243,7 @@ class StreamReader:
         message = data.get("message")
         if not isinstance(message, dict):
             raise ValueError("no message")
-        message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        message_id = _str_at(message, "id")
         if message_id is not None and message_id in self._closed_ids:
             return []  # already read from its stream events
         out: list[Event] = []
@@ -272,7 +275,7 @@ class StreamReader:
     def _on_result(self, data: dict[str, Any]) -> list[Event]:
         out = self.finish()
         if data.get("is_error") is True:
-            text = data.get("result") if isinstance(data.get("result"), str) else None
+            text = _str_at(data, "result")
             out.append(InferenceFailed(message=text or str(data.get("subtype") or "the session failed"), now=self._now))
         return out
 
@@ -299,7 +302,9 @@ class StreamReader:
         name = block.get("name")
         if not isinstance(name, str):
             raise ValueError("a tool call without a name")
-        call_id = block.get("id") if isinstance(block.get("id"), str) else f"call-{id(block)}"
+        call_id = _str_at(block, "id")
+        if call_id is None:
+            call_id = f"call-{id(block)}"
         return _Call(id=call_id, name=self.tool_names.get(name, name), input=block.get("input"))
 
     def _absorb(self, message: _Message, content: Any) -> None:
@@ -365,9 +370,22 @@ def _path(arguments: Any) -> str | None:
     if not isinstance(arguments, dict):
         return None
     for key in ("path", "file_path", "notebook_path"):
-        if isinstance(arguments.get(key), str):
-            return arguments[key]
+        path = _str_at(arguments, key)
+        if path is not None:
+            return path
     return None
+
+
+def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """`data[key]` when it is an object, else an empty one (a stream line of another shape)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _str_at(data: dict[str, Any], key: str) -> str | None:
+    """`data[key]` when it is a string."""
+    value = data.get(key)
+    return value if isinstance(value, str) else None
 
 
 def _result_text(content: Any) -> str:

@@ -7,7 +7,7 @@ stage, which validation rejects but an unvalidated IR may still contain.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..ir.model import (
     DEFAULT_MAX_NUDGES,
@@ -69,7 +69,7 @@ def resolved_nudge(ir: Blueprint, stage: Stage, global_nudge: NudgeConfig | None
         return stage.effective_nudge
     layers = [layer for layer in (stage.nudge, ir.nudge, global_nudge) if layer is not None]
 
-    def first(attr: str, default):
+    def first(attr: str, default: Any) -> Any:
         for layer in layers:
             value = getattr(layer, attr)
             if value is not None:

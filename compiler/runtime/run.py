@@ -20,7 +20,6 @@ from .policy import holds, report_region
 from .state import Injection, Outcome, RunState, Visit
 from .tables import StageTable, tables
 
-
 T = TypeVar("T")
 
 
@@ -66,8 +65,8 @@ class Run:
         self.actions: list[Action] = []
         self.tables = tables(ir)
         #: The fixed answers about the run's current stage (None: the blueprint has no such
-        #: stage, which `stage` reports). `enter` keeps it current.
-        self.table: StageTable | None = self.tables.stages.get(state.stage)
+        #: stage, which `table` reports). `enter` keeps it current.
+        self._table: StageTable | None = self.tables.stages.get(state.stage)
         #: The private copies this step may change in place (see the module docstring).
         self._own: RunState | None = None
         self._own_visit: Visit | None = None
@@ -76,9 +75,15 @@ class Run:
     # --- reading and writing the state ---------------------------------------------------
 
     @property
-    def stage(self) -> Stage:
-        if self.table is None:
+    def table(self) -> StageTable:
+        """The fixed answers about the current stage; `RunnerError` when the blueprint has no such stage."""
+        table = self._table
+        if table is None:
             raise missing_stage(self.state.stage)
+        return table
+
+    @property
+    def stage(self) -> Stage:
         return self.table.stage
 
     def set(self, **changes: Any) -> None:
@@ -147,7 +152,7 @@ class Run:
         kept = {name: getattr(self.state.visit, name) for name in carry}
         visits = {**self.state.visits, target: self.state.visits.get(target, 0) + 1}
         self.set(stage=target, visits=visits, outcome=None, offer=(), body=None)
-        self.table = table
+        self._table = table
         self.set(visit=Visit(entry_digests=self.entry_digests(table.stage)))
         if kept:
             self.visit(**kept)
@@ -161,7 +166,6 @@ class Run:
             self.set(phase="ready")
             return
         table = self.table
-        assert table is not None  # `step` checked the stage
         cap = table.cap_for(state.default_max_iterations)
         if cap and state.visit.iterations >= cap:
             self.flag(max_iterations_hit=state.flags.max_iterations_hit + 1)

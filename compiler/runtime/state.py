@@ -15,106 +15,41 @@ from typing import Any
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, NudgeConfig
 from .events import Event
+from .records import (
+    EMPTY_REGION,
+    PHASES,
+    READABLE_STATE_VERSIONS,
+    STATE_VERSION,
+    STATUSES,
+    TERMINAL_STATUSES,
+    Flags,
+    Injection,
+    Outcome,
+    RegionSnapshot,
+    StateError,
+    Visit,
+)
+from .statejson import encode as _encode
+from .statejson import state_dict as _state_dict
+from .statejson import state_json as _state_json
+from .statejson import state_reader
 
-STATE_VERSION = 2
-#: Versions `from_json` reads. Version 1 predates `default_max_iterations`: its runs had no
-#: default cap, and read back they keep none.
-READABLE_STATE_VERSIONS: tuple[int, ...] = (1, 2)
-
-STATUSES: tuple[str, ...] = ("active", "waiting", "paused", "complete", "error", "cancelled")
-TERMINAL_STATUSES: frozenset[str] = frozenset({"complete", "error", "cancelled"})
-#: ready: guards then an inference are due · infer/route/interact: a request is outstanding ·
-#: children/workers: waiting on other runs · done: terminal.
-PHASES: tuple[str, ...] = ("ready", "infer", "route", "interact", "children", "workers", "done")
-
-
-class StateError(ValueError):
-    """A serialized state that cannot be read back."""
-
-
-@dataclass(frozen=True)
-class RegionSnapshot:
-    """A region as the host last reported it; only emptiness and the hash matter here."""
-
-    hash: str = ""
-    entries: int = 0
-    open_items: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return self.entries <= 0
-
-    @property
-    def digest(self) -> str:
-        """What "unchanged" compares: every empty region digests alike, whatever the host hashed."""
-        return self.hash if self.entries > 0 else ""
-
-
-EMPTY_REGION = RegionSnapshot()
-
-
-@dataclass(frozen=True)
-class Injection:
-    """Text for the host to append to a region before it acts on the action carrying it.
-
-    `kind` says why: nudge, gate, required_region, required_output, fan_out, stuck, error,
-    cap, split, interaction.
-    """
-
-    region: str
-    text: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """Why a stage ended abnormally: `error` (detail = message), `max_iterations`, `stuck`."""
-
-    kind: str
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class Visit:
-    """Per-visit progress, replaced by a fresh one on every stage entry."""
-
-    iterations: int = 0
-    tool_calls: int = 0
-    edits: dict[str, int] = field(default_factory=dict)
-    nudges: int = 0
-    modifications: int = 0
-    blocked_modifications: int = 0
-    gate_reentries: int = 0
-    #: region → digest at entry, for gates with `require_region_updated`.
-    entry_digests: dict[str, str] = field(default_factory=dict)
-    #: The stuck clock: stamped the first time stuck detection looks at this visit.
-    stuck_since: float | None = None
-    stuck_fired: bool = False
-    required_rounds: int = 0
-    output_rounds: int = 0
-    fan_out_rounds: int = 0
-    fanned_out: bool = False
-    point_cursor: int = 0
-    point_rounds: int = 0
-    #: Which of the stage's models is in use (provider fallback).
-    model_index: int = 0
-
-
-@dataclass(frozen=True)
-class Flags:
-    """Run-level outcome flags; never reset by a transition."""
-
-    max_iterations_hit: int = 0
-    gates_forced: int = 0
-    output_forced: int = 0
-    required_regions_abandoned: tuple[str, ...] = ()
-    splits_degraded: int = 0
-    workspace_lost: bool = False
-    modified_files: tuple[str, ...] = ()
-    modified_file_count: int = 0
-    searches_run: int = 0
-    searches_empty: int = 0
-    no_output_tools: bool = False
+__all__ = [
+    "EMPTY_REGION",
+    "PHASES",
+    "READABLE_STATE_VERSIONS",
+    "STATE_VERSION",
+    "STATUSES",
+    "TERMINAL_STATUSES",
+    "Flags",
+    "Injection",
+    "Outcome",
+    "RegionSnapshot",
+    "RunState",
+    "StateError",
+    "Visit",
+    "flags_report",
+]
 
 
 @dataclass(frozen=True)
@@ -196,7 +131,7 @@ def flags_report(state: RunState) -> dict[str, Any]:
     """The flags as a host records them, with the two computed at the end of a run."""
     flags = state.flags
     produced = state.final_output is not None
-    out = _encode(flags)
+    out: dict[str, Any] = _encode(flags)
     out["produced_output"] = produced
     out["empty_output"] = (
         state.terminal and flags.modified_file_count == 0 and not produced and not flags.no_output_tools
@@ -204,8 +139,5 @@ def flags_report(state: RunState) -> dict[str, Any]:
     return out
 
 
-# The JSON codec reads the records above; it is imported last because it imports them.
-from .statejson import encode as _encode  # noqa: E402
-from .statejson import read_state as _read_state  # noqa: E402
-from .statejson import state_dict as _state_dict  # noqa: E402
-from .statejson import state_json as _state_json  # noqa: E402
+#: `RunState.from_dict`: the strict reader, built once for this class.
+_read_state = state_reader(RunState)

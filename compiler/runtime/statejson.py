@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import MISSING, fields
+from functools import partial
 from operator import itemgetter
-from typing import Any, Callable, get_args
+from typing import TYPE_CHECKING, Any, Callable, cast, get_args
 
 from ..ir.model import NudgeConfig
 from .events import Event, event_from_dict, event_to_dict
-from .state import (
+from .records import (
     PHASES,
     READABLE_STATE_VERSIONS,
     STATE_VERSION,
@@ -38,16 +39,18 @@ from .state import (
     Injection,
     Outcome,
     RegionSnapshot,
-    RunState,
     StateError,
     Visit,
 )
+
+if TYPE_CHECKING:
+    from .state import RunState
 
 # --- encoding ---------------------------------------------------------------------------------
 
 _RECORDS = (RegionSnapshot, Injection, Outcome, Visit, Flags)
 #: Field names per record type, in declaration order (looked up once, not per call).
-_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in (*_RECORDS, RunState)}
+_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in _RECORDS}
 _RECORD_TYPES = frozenset(_RECORDS)
 _EVENTS = frozenset(get_args(Event))
 #: Values that are their own JSON form (most fields of a state): no call to encode them.
@@ -72,16 +75,14 @@ def _default(value: Any) -> Any:
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False, default=_default)
 
 
-def state_json(state: RunState) -> str:
+def state_json(state: "RunState") -> str:
     return _JSON.encode({"state_version": STATE_VERSION, **state.__dict__})
 
 
-def state_dict(state: RunState) -> dict[str, Any]:
+def state_dict(state: "RunState") -> dict[str, Any]:
     """The state as plain JSON data, field by field: what `state_json` writes (tests compare them)."""
     out: dict[str, Any] = {"state_version": STATE_VERSION}
-    values = state.__dict__
-    for name in _FIELDS[RunState]:
-        value = values[name]
+    for name, value in state.__dict__.items():  # its fields in order (see the module docstring)
         if type(value) in _PLAIN:
             out[name] = value
         else:
@@ -156,7 +157,7 @@ def _is_finite(value: float) -> bool:
 def _finite(value: Any, what: str) -> float:
     if not _is_finite(_check(value, _NUM, what)):
         raise StateError(f"{what} must be a finite number (got {str(value)[:30]})")
-    return value
+    return cast(float, value)
 
 
 def _opt_finite(value: Any, what: str) -> float | None:
@@ -222,7 +223,7 @@ def _member(allowed: tuple[str, ...]) -> Reader:
     def read(value: Any, what: str) -> str:
         if value not in allowed:
             raise StateError(f"{what} must be one of {', '.join(allowed)}")
-        return value
+        return cast(str, value)
 
     return read
 
@@ -267,21 +268,21 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
             del values[ignored]
         for name, reader in nested:  # in declaration order, so the first wrong one is named
             values[name] = reader(values[name], name)
-        record = object.__new__(cls)
+        record: Any = object.__new__(cls)
         object.__setattr__(record, "__dict__", values)
         return record
 
     return read
 
 
-def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict], bool] | None:
+def _range_check(counts: tuple[str, ...], finite: tuple[str, ...]) -> Callable[[dict[str, Any]], bool] | None:
     """Whether a record's scalar fields are in range (their types already known right): the
     counts all at once with `min`, the few finite numbers one by one. None: nothing to check."""
     get_counts = itemgetter(*counts) if len(counts) > 1 else (lambda data: (data[counts[0]],)) if counts else None
     if get_counts is None and not finite:
         return None
 
-    def check(data: dict) -> bool:
+    def check(data: dict[str, Any]) -> bool:
         if get_counts is not None and min(get_counts(data)) < 0:
             return False
         for name in finite:
@@ -312,7 +313,7 @@ def _field_by_field(cls: type, names: tuple[str, ...], readers: dict[str, Reader
                 values[name] = default
             else:
                 raise StateError(f"{what} lacks '{name}'")
-        record = object.__new__(cls)
+        record: Any = object.__new__(cls)
         object.__setattr__(record, "__dict__", values)
         return record
 
@@ -357,10 +358,13 @@ def _nudge(data: Any, what: str) -> NudgeConfig | None:
 def _parked(data: Any, what: str) -> tuple[Event, ...]:
     if type(data) is list and not data:  # nearly always: answers park only while paused
         return ()
-    events = tuple(event_from_dict(item) for item in _check(data, _LIST, what))
-    if any(e is None for e in events):
-        raise StateError("a parked event cannot be read")
-    return events  # type: ignore[return-value]
+    events: list[Event] = []
+    for item in _check(data, _LIST, what):
+        event = event_from_dict(item)
+        if event is None:
+            raise StateError("a parked event cannot be read")
+        events.append(event)
+    return tuple(events)
 
 
 def _regions(data: Any, what: str) -> dict[str, RegionSnapshot]:
@@ -404,39 +408,46 @@ _read_flags = _record(
     },
 )
 _read_snapshot = _record(RegionSnapshot, {"hash": _str, "entries": _count, "open_items": _pairs})
-_read_state = _record(
-    RunState,
-    {
-        "stage": _str,
-        "status": _status,
-        "phase": _member(PHASES),
-        "clock": _finite,
-        "iteration": _count,
-        "requests": _count,
-        "visits": _count_map,
-        "visit": _read_visit,
-        "flags": _read_flags,
-        "final_output": _opt_str,
-        "regions": _regions,
-        "children": _strs,
-        "outcome": _outcome,
-        "offer": _strs,
-        "inject": _injections,
-        "compact": _strs,
-        "body": _opt_str,
-        "parked": _parked,
-        "resume_status": _resume_status,
-        "reason": _opt_str,
-        "done_via": _opt_str,
-        "unattended": _bool,
-        "global_nudge": _nudge,
-        "default_max_iterations": _count,
-    },
-    ignored="state_version",
-)
 
 
-def read_state(data: Any) -> RunState:
+def state_reader(state_class: type["RunState"]) -> Callable[[Any], "RunState"]:
+    """The strict reader of `state_class` (`RunState`, which passes itself: the state module
+    imports this one, never the other way round)."""
+    read = _record(
+        state_class,
+        {
+            "stage": _str,
+            "status": _status,
+            "phase": _member(PHASES),
+            "clock": _finite,
+            "iteration": _count,
+            "requests": _count,
+            "visits": _count_map,
+            "visit": _read_visit,
+            "flags": _read_flags,
+            "final_output": _opt_str,
+            "regions": _regions,
+            "children": _strs,
+            "outcome": _outcome,
+            "offer": _strs,
+            "inject": _injections,
+            "compact": _strs,
+            "body": _opt_str,
+            "parked": _parked,
+            "resume_status": _resume_status,
+            "reason": _opt_str,
+            "done_via": _opt_str,
+            "unattended": _bool,
+            "global_nudge": _nudge,
+            "default_max_iterations": _count,
+        },
+        ignored="state_version",
+    )
+
+    return partial(_read_state, read)
+
+
+def _read_state(read: Reader, data: Any) -> "RunState":
     """`RunState.from_dict`: the state of a decoded JSON document, or a StateError."""
     if not isinstance(data, dict):
         raise StateError("a run state is a JSON object")
@@ -447,7 +458,7 @@ def read_state(data: Any) -> RunState:
     if "stage" not in data:
         raise StateError("a run state names its stage")
     try:
-        state = _read_state(data, "state")
+        state: RunState = read(data, "state")
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, StateError):
             raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import BinaryIO, Iterator, Mapping
+from typing import IO, Iterator, Mapping
 
 from ..reading import open_regular
 from .events import Event
@@ -25,7 +25,7 @@ _CHUNK = 1024 * 1024
 
 
 def read_event_file(
-    source: "str | os.PathLike[str] | BinaryIO",
+    source: "str | os.PathLike[str] | IO[bytes]",
     tool_names: Mapping[str, str] | None = None,
     *,
     max_line: int = MAX_LINE_BYTES,
@@ -54,7 +54,7 @@ def read_event_file(
     return events, reader.skipped
 
 
-def bounded_lines(stream: BinaryIO, max_line: int, max_total: int) -> Iterator[bytes | None]:
+def bounded_lines(stream: IO[bytes], max_line: int, max_total: int) -> Iterator[bytes | None]:
     """The lines of `stream` split at `\\n`; None for each line longer than `max_line` bytes
     (its bytes are read and dropped). More than `max_total` bytes in all is an `OSError`."""
     total = 0

@@ -10,9 +10,11 @@ is looked at and kept for as long as the blueprint lives. The answers are those 
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from typing import Mapping
 
 from ..ir.model import Blueprint, Edge, Stage
+from .actions import RouteOption
 from .policy import (
     advertises_modifying,
     modifying_tools,
@@ -22,7 +24,6 @@ from .policy import (
     stage_model,
     visible_regions,
 )
-from .actions import RouteOption
 from .routing import routing_prompt
 from .stuck import Limits
 from .stuck import limits as limits_of
@@ -38,24 +39,24 @@ class StageTable:
     """One stage's fixed answers (see the module docstring)."""
 
     __slots__ = (
-        "stage",
-        "cap",
-        "takes_default",
-        "by_condition",
-        "stuck",
-        "normal",
-        "has_normal",
-        "offered",
-        "tools",
-        "modifying",
+        "_routes",
         "advertises_modifying",
-        "visible",
-        "required",
+        "by_condition",
+        "cap",
+        "has_normal",
+        "hints",
+        "models",
+        "modifying",
+        "normal",
         "nudge",
         "nudge_text",
-        "models",
-        "hints",
-        "_routes",
+        "offered",
+        "required",
+        "stage",
+        "stuck",
+        "takes_default",
+        "tools",
+        "visible",
     )
 
     def __init__(self, ir: Blueprint, stage: Stage, limits: Mapping[str, int | None]) -> None:
@@ -140,15 +141,15 @@ class Tables:
     def __init__(self, ir: Blueprint) -> None:
         #: Stage name → `max_revisits` (None: unlimited); a name absent here is no stage.
         self.limits: dict[str, int | None] = {}
+        found: dict[str, Stage] = {}
         for stage in ir.stages:
-            found = ir.stage(stage.name)  # a repeated name resolves as the IR resolves it
-            if found is not None:
-                self.limits[stage.name] = found.max_revisits
+            resolved = ir.stage(stage.name)  # a repeated name resolves as the IR resolves it
+            if resolved is not None:
+                self.limits[stage.name] = resolved.max_revisits
+                found[stage.name] = resolved
         #: Stages that owe a final output (`output_owed_anywhere`).
         self.owed = output_owed_anywhere(ir)
-        self.stages: dict[str, StageTable] = {}
-        for name in self.limits:
-            self.stages[name] = StageTable(ir, ir.stage(name), self.limits)  # type: ignore[arg-type]
+        self.stages: dict[str, StageTable] = {name: StageTable(ir, stage, self.limits) for name, stage in found.items()}
 
 
 def tables(ir: Blueprint) -> Tables:
@@ -158,8 +159,12 @@ def tables(ir: Blueprint) -> Tables:
     if entry is not None and entry[0]() is ir:
         return entry[1]
     built = Tables(ir)
-    _TABLES[key] = (weakref.ref(ir, lambda _, key=key: _TABLES.pop(key, None)), built)
+    _TABLES[key] = (weakref.ref(ir, partial(_forget, key)), built)
     return built
+
+
+def _forget(key: int, _gone: object) -> None:
+    _TABLES.pop(key, None)
 
 
 #: id(blueprint) → (a weak reference to it, its tables). The reference's callback removes the

@@ -91,7 +91,7 @@ def replay(
     ir: Blueprint, events: Iterable[Event], *, skipped: int = 0, skipped_lines: Iterable[int] = (), **options: Any
 ) -> Trace:
     events = list(events)
-    first = next((e.now for e in events if getattr(e, "now", None) is not None), 0)
+    first = next((now for e in events if (now := getattr(e, "now", None)) is not None), 0)
     state, actions = start(ir, first, **options)
     trace = Trace(ir.name, [Entry(None, actions, None, state)], skipped=skipped, skipped_lines=tuple(skipped_lines))
     for event in events:

@@ -35,7 +35,7 @@ def _worth_summarizing(ir: Blueprint, stage: Stage, state: RunState, name: str) 
 
 def transform_effect(ir: Blueprint, stage: Stage, state: RunState, edge: Edge) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(regions to empty now, regions to summarize before the next inference)."""
-    kind = "compact" if edge.transform == "summarize" else edge.transform
+    kind = edge.transform  # the IR has already read the alias `summarize` as `compact`
     if kind == "custom":
         custom = edge.custom
         if custom is None:

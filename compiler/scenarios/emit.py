@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable
 
+from ..ir.model import DEFAULT_MAX_ITERATIONS
 from .loader import load_scenarios
 from .model import SCENARIO_SUFFIX
-from ..ir.model import DEFAULT_MAX_ITERATIONS
 from .record import record, run_options, scenario_toml
 
 if TYPE_CHECKING:

@@ -95,7 +95,7 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
     names: dict[str, int] = {}
     for number, table in enumerate(tables):
         before = len(reader.diagnostics)
-        scenario = _scenario(reader, table, ("scenario", number))
+        scenario = _scenario(reader, table, number)
         if scenario is not None and scenario.name in names:
             reader.problem(
                 "scenario-format", ("scenario", number, "name"),
@@ -109,18 +109,19 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
     return ScenarioFile(path, source, blueprint, blueprint_where, tuple(scenarios), tuple(reader.diagnostics), len(tables))
 
 
-def _scenario(reader: _Reader, table: Any, path: KeyPath) -> Scenario | None:
+def _scenario(reader: _Reader, table: Any, number: int) -> Scenario | None:
+    path: KeyPath = ("scenario", number)
     if not reader.typed(table, dict, path, "a table ([[scenario]])"):
         return None
     reader.keys(table, SCENARIO_KEYS, path, "a scenario")
     name = table.get("name")
     if name is None:
         reader.problem("scenario-format", path, "a scenario needs a `name`", prefer="key", fix='add name = "what the run shows"')
-        name = f"scenario {path[-1] + 1}"
+        name = f"scenario {number + 1}"
     elif not reader.typed(name, str, (*path, "name"), "a string") or not name.strip():
         if isinstance(name, str):
             reader.problem("scenario-format", (*path, "name"), "a scenario's name must not be empty")
-        name = f"scenario {path[-1] + 1}"
+        name = f"scenario {number + 1}"
     unattended = table.get("unattended", False)
     reader.typed(unattended, bool, (*path, "unattended"), "true or false")
     cap = table.get("default_max_iterations")

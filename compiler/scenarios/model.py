@@ -88,7 +88,7 @@ class ScenarioFile:
     """
 
     path: str
-    source: SourceFile | None
+    source: SourceFile
     blueprint: str | None
     blueprint_where: Where
     scenarios: tuple[Scenario, ...]

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Iterable
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
 from ..runtime.events import Event, RegionChanged
-from ..runtime.interaction import matches
 from ..runtime.machine import start, step
+from ..runtime.points import matches
 from ..runtime.state import Injection, RunState
 from .model import Action, Scenario, Where
 from .vocabulary import EVENT_PHASES, PHASES, STEPS_FOR, WAITING, phases, to_event
@@ -137,9 +137,9 @@ class Played:
             name = HOLD_OF_KIND.get(item.kind)
             if name is not None:
                 counts[name] += 1
-        for item in [visit] if visit is not None else self.visits:
+        for each in [visit] if visit is not None else self.visits:
             counts["gate_forced"] += sum(
-                1 for a in item.actions if isinstance(a, TakeEdge) and a.gate == "forced"
+                1 for a in each.actions if isinstance(a, TakeEdge) and a.gate == "forced"
             )
         return counts
 
@@ -180,7 +180,7 @@ def play(
     `max_iterations` gets the scenario's own `default_max_iterations`, else the one given."""
     seeded = [RegionChanged(name, hash=f"seed:{name}", entries=n) for name, n in scenario.regions.items()]
     # A recorded stream keeps its own clock: the run starts at its first event's time.
-    origin = next((e.now for e in events or () if getattr(e, "now", None) is not None), 0)
+    origin = next((now for e in events or () if (now := getattr(e, "now", None)) is not None), 0)
     cap = scenario.default_max_iterations
     state, actions = start(
         ir,

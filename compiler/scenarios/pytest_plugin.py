@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
@@ -57,7 +57,7 @@ class _Reported(pytest.Item):
 
     #: No fixtures; an empty mapping, as function items have, for plugins that look there
     #: (pytest-lsp's `pytest_runtest_call` wrapper fails on an item without it).
-    funcargs: dict[str, Any] = {}
+    funcargs: ClassVar[dict[str, Any]] = {}
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from ..diagnostics import format_key
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.events import (
+    OUTCOMES,
     Cancel,
     ChildFinished,
     ChildStarted,
@@ -32,7 +33,6 @@ from ..runtime.events import (
     WorkspaceLost,
     event_to_dict,
 )
-from ..runtime.events import OUTCOMES
 from ..runtime.policy import SEARCH_TOOL, canonical_tool
 from ..runtime.replies import outcome_of
 from ..runtime.routing import match_reply
@@ -110,7 +110,9 @@ def duration(seconds: float) -> str:
 
 def _token(text: str | None) -> bool:
     """Writable as one word of a step."""
-    return bool(text) and not any(c.isspace() or c in ",:×\"'" for c in text) and text.upper() != "DONE"  # type: ignore[union-attr]
+    if not text:
+        return False
+    return not any(c.isspace() or c in ",:×\"'" for c in text) and text.upper() != "DONE"
 
 
 def _step(ir: "Blueprint", fed: Fed, delta: float, since_start: float, reused: set) -> Any:
@@ -118,12 +120,13 @@ def _step(ir: "Blueprint", fed: Fed, delta: float, since_start: float, reused: s
     if isinstance(event, Tick):
         return f"wait {duration(delta)}" if delta > 0 else "tick"
     text = _compact(ir, event, before, reused)
-    if text is None or STEP_PATTERN.match(text).group("times"):  # type: ignore[union-attr]
-        table = event_to_dict(event)
-        if event.now is not None:
-            table["now"] = round(since_start, 3)
-        return table
-    return (f"+{duration(delta)} " if delta > 0 else "") + text
+    step = STEP_PATTERN.match(text) if text is not None else None  # the pattern matches any text
+    if text is not None and step is not None and not step.group("times"):
+        return (f"+{duration(delta)} " if delta > 0 else "") + text
+    table = event_to_dict(event)
+    if event.now is not None:
+        table["now"] = round(since_start, 3)
+    return table
 
 
 def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> str | None:

@@ -84,10 +84,10 @@ def timeline(result: ScenarioResult) -> list[str]:
     width = min(max([len("expected"), *map(len, left)]), LEFT_WIDTH)
     lines = [f"      {'expected':<{width}}   │ actual run"]
     for i in range(max(len(left), len(right))):
-        l = _short(left[i], width) if i < len(left) else ""
-        r = _short(right[i], RIGHT_WIDTH) if i < len(right) else "(no more visits)"
+        expected = _short(left[i], width) if i < len(left) else ""
+        actual = _short(right[i], RIGHT_WIDTH) if i < len(right) else "(no more visits)"
         same = i < len(left) and i < len(right) and left[i].split(":")[0] == played.visits[i].stage
-        lines.append(f"   {i + 1:>2} {l:<{width}} {' ' if same else '≠'} │ {r}")
+        lines.append(f"   {i + 1:>2} {expected:<{width}} {' ' if same else '≠'} │ {actual}")
     return [visible(line) for line in lines]  # names and reasons from the blueprint and the events
 
 
@@ -179,7 +179,7 @@ def _failure_json(failure: Failure) -> dict[str, Any]:
     }
 
 
-def json_document(outcomes: Sequence[FileOutcome], coverage: dict | None = None) -> dict[str, Any]:
+def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     files = []
     for outcome in outcomes:
         files.append({
@@ -203,5 +203,5 @@ def json_document(outcomes: Sequence[FileOutcome], coverage: dict | None = None)
     return document
 
 
-def render_json(outcomes: Sequence[FileOutcome], coverage: dict | None = None) -> str:
+def render_json(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]] | None = None) -> str:
     return json.dumps(json_document(outcomes, coverage), indent=2, ensure_ascii=True) + "\n"

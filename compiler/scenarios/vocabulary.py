@@ -86,7 +86,7 @@ VERBS = (
     "text", "call", "submit", "fan_out", "fail", "route", "done", "answer", "fill", "empty", "open",
     "wait", "tick", "workers", "child_started", "child_finished", "pause", "resume", "cancel", "workspace_lost",
 )
-_SIMPLE = {"tick": Tick, "pause": Paused, "resume": Resumed, "cancel": Cancel, "workspace_lost": WorkspaceLost}
+_SIMPLE: dict[str, type[Tick | Paused | Resumed | Cancel | WorkspaceLost]] = {"tick": Tick, "pause": Paused, "resume": Resumed, "cancel": Cancel, "workspace_lost": WorkspaceLost}
 STEP_PATTERN = re.compile(
     r"^\s*(?:\+(?P<after>\d+(?:\.\d+)?[smh]?)\s+)?(?P<body>.*?)(?:\s+[x×](?P<times>\d+))?\s*$", re.S
 )

@@ -2,15 +2,11 @@
 
 It sees the file exactly as written, before any default or alias is applied, and reports
 shape problems only: wrong TOML types, unknown enumeration values, out-of-range numbers,
-missing and unknown keys (`rules.py` declares the codes). Meaning — references, graphs,
+missing and unknown keys (the `schema` rule family, `compiler.rules.schema`, reports them). Meaning — references, graphs,
 budgets — belongs to the structure and lint rules that run on the typed model.
 
-`schema_findings(document)` gives the findings without the rule machinery, for tools that
-only need the shape check. jsonschema itself is imported on first use.
+This package holds what the check reads and no rule: the schema loaded and validated
+(`validator.py`, jsonschema imported on first use), a fast pass for documents that are valid
+(`precheck.py`) and the words findings use (`describe.py`). `schema_findings(document)` in
+`compiler.rules.schema.findings` gives the findings without the rule machinery.
 """
-
-from __future__ import annotations
-
-from .findings import Finding, schema_findings
-
-__all__ = ["Finding", "schema_findings"]

@@ -62,7 +62,51 @@ def _no(value: Any) -> bool:
 @cache
 def document_check() -> Check:
     """The compiled blueprint schema (built once per process)."""
-    return compile_schema(inline_refs(load_schema("blueprint")))
+    return compile_document(load_schema("blueprint"))
+
+
+#: While `compile_document` runs: the definitions a `#/definitions/…` reference may name, the
+#: check of each one compiled so far, and those being compiled (a reference back to one of
+#: them is a cycle).
+_refs: dict[str, Any] | None = None
+
+
+class _Cycle(Exception):
+    pass
+
+
+def compile_document(schema: dict[str, Any]) -> Check:
+    """`compile_schema(inline_refs(schema))`, with each definition compiled once where a
+    reference names it instead of copied into every place first (the first call of a run
+    pays for this). A schema whose references form a cycle takes the inlined way, which
+    leaves the reference back as it is."""
+    global _refs
+    _refs = {"definitions": schema.get("definitions", {}), "compiled": {}, "open": set()}
+    try:
+        return compile_schema(schema)
+    except _Cycle:
+        _refs = None
+        return compile_schema(inline_refs(schema))
+    finally:
+        _refs = None
+
+
+def _reference(node: dict[str, Any]) -> Check | None:
+    """The check of the definition `node` refers to, or None when it is no local reference."""
+    ref = node.get("$ref")
+    if _refs is None or not isinstance(ref, str) or not ref.startswith("#/definitions/"):
+        return None
+    name = ref[len("#/definitions/"):]
+    definitions, compiled, open_ = _refs["definitions"], _refs["compiled"], _refs["open"]
+    if name not in definitions:
+        return None
+    if name in open_:
+        raise _Cycle(name)
+    if name not in compiled:
+        open_.add(name)
+        compiled[name] = compile_schema(definitions[name])
+        open_.discard(name)
+    return compiled[name]
 
 
 def is_valid(document: Any) -> bool:
@@ -76,6 +120,10 @@ def compile_schema(node: Any) -> Check:
         return _yes
     if node is False or not isinstance(node, dict):
         return _no
+    if "$ref" in node:  # Draft-07 ignores a reference's siblings, as `inline_refs` drops them
+        referred = _reference(node)
+        if referred is not None:
+            return referred
     checks: list[Check] = []
     is_object = any(key in node for key in _OBJECT_KEYWORDS)
     kind = node.get("type")
@@ -117,8 +165,8 @@ def _every(checks: list[Check]) -> Check:
         first, second = checks
         return lambda v: first(v) and second(v)
 
-    def every(value: Any) -> bool:
-        for check in checks:
+    def every(value: Any) -> bool:  # a plain loop: no generator per value checked
+        for check in checks:  # noqa: SIM110
             if not check(value):
                 return False
         return True
@@ -195,7 +243,7 @@ def _any_of(branches: Any) -> Check:
         return lambda v: first(v) or second(v)
 
     def some(value: Any) -> bool:  # a plain loop: no generator per value checked
-        for check in checks:
+        for check in checks:  # noqa: SIM110
             if check(value):
                 return True
         return False

@@ -3,9 +3,25 @@
 Importing this package registers every lint check (one module per family of checks).
 """
 
-from . import budgets, escapes, graph
-from . import declarations, deliverables, gates, outputs, placeholders, security, seeds, spawn, tool_policies, tools
-from . import edge_order, installation, outdated, spellings
+from . import (
+    budgets,
+    declarations,
+    deliverables,
+    edge_order,
+    escapes,
+    gates,
+    graph,
+    installation,
+    outdated,
+    outputs,
+    placeholders,
+    security,
+    seeds,
+    spawn,
+    spellings,
+    tool_policies,
+    tools,
+)
 
 __all__ = [
     "budgets",

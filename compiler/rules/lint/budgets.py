@@ -12,11 +12,11 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...graph import run_edge
 from ...ir.model import Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import blueprint as _blueprint
+from ...rulebook.snippets import stage as declared
 from ..common import edge_path, edges
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import blueprint as _blueprint
-from ..snippets import stage as declared
 
 #: Conditions of which the runtime takes only the first edge whose target is within budget.
 CONDITIONED = ("error", "dead_end", "max_iterations", "stuck")

@@ -7,12 +7,12 @@ from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.build_values import is_int
+from ...rulebook.fixers import KeyEdits, KeyFix
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import MODEL
+from ...rulebook.snippets import stage as stage_example
 from ..common import header, raw_table, stage_path
 from ..context import RuleContext
-from ..fixers import KeyEdits, KeyFix
-from ..registry import LINT
-from ..snippets import MODEL
-from ..snippets import stage as stage_example
 
 
 def write_autonomous_mode(edits: KeyEdits, finding: Diagnostic) -> None:

@@ -7,10 +7,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Region, Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import edge_path, stage_path
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 #: The tools that fill a region; the runtime checks for them literally.
 CONTEXT_WRITERS = ("context_write", "context_append")
@@ -82,9 +82,9 @@ def _compacted(stage: Stage, layout_regions: dict[str, Region]) -> Iterator[tupl
                     yield region, edge.target, 'transform = "compact"', ("transform",)
         elif edge.transform == "custom" and edge.custom is not None:
             for name in edge.custom.compact:
-                region = layout_regions.get(name)
-                if region and region.required and region.summarizable and name not in edge.custom.carry:
-                    yield region, edge.target, "its custom transform's compact list", ("transform_config", "compact")
+                named = layout_regions.get(name)
+                if named is not None and named.required and named.summarizable and name not in edge.custom.carry:
+                    yield named, edge.target, "its custom transform's compact list", ("transform_config", "compact")
 
 
 @LINT.check(COMPACT_SUMMARIZES_DELIVERABLE)
@@ -125,7 +125,7 @@ def check_unenforceable_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for region in layout.regions:
             if region.required and region.seed is None and region.name not in owed:
                 owed[region.name] = (stage, region)
-    for name, (stage, region) in owed.items():
+    for name, (stage, _region) in owed.items():
         if name in writers:
             continue
         yield ctx.report(

@@ -14,12 +14,12 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Edge, Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import blueprint as _blueprint
+from ...rulebook.snippets import stage as declared
 from ..common import edge_path, quoted
 from ..context import RuleContext
-from ..registry import LINT
 from .budgets import CONDITIONED
-from ..snippets import blueprint as _blueprint
-from ..snippets import stage as declared
 
 AMBIGUOUS_EDGE_ORDER = LINT.define(
     "ambiguous-edge-order",

@@ -12,11 +12,11 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge
 from ...ir.model import Edge, Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import blueprint as _blueprint
+from ...rulebook.snippets import stage as declared
 from ..common import edge_path, quoted, reached_stages, stage_path
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import blueprint as _blueprint
-from ..snippets import stage as declared
 
 ESCAPE_CONDITIONS = ("dead_end", "error")
 

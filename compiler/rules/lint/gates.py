@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import edge_path, edges
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 
 def _gated(gate: str) -> str:

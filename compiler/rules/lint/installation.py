@@ -12,12 +12,12 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...installation import CLOSED_PROVIDERS, LeviathConfig, ModelCatalog, load_config, load_models
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import blueprint as _blueprint
+from ...rulebook.snippets import stage as declared
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import LINT
 from ..structure.read_paths import entry_problem
-from ..snippets import blueprint as _blueprint
-from ..snippets import stage as declared
 
 _CONFIG = (
     "Runs only when you name your Leviath config.toml: `--leviath-config PATH`, or "

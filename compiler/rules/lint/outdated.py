@@ -23,10 +23,10 @@ from typing import Any, Iterable, Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
+from ...rulebook.fixers import KeyEdits, KeyFix, Unfixable
+from ...rulebook.registry import LINT
 from ..common import header, stage_path
 from ..context import RuleContext
-from ..fixers import KeyEdits, KeyFix, Unfixable
-from ..registry import LINT
 
 
 def move_where_read(edits: KeyEdits, finding: Diagnostic) -> None:
@@ -145,14 +145,14 @@ def _renamable(document: dict[str, Any]) -> dict[KeyPath, Outdated]:
 
 
 def _pop(document: dict[str, Any], path: KeyPath) -> Any:
-    node = document
+    node: Any = document
     for part in path[:-1]:
         node = node[part]
     return node.pop(path[-1])
 
 
 def _put(document: dict[str, Any], path: KeyPath, value: Any) -> None:
-    node = document
+    node: Any = document
     for part in path[:-1]:
         node = node.setdefault(part, {})
     node[path[-1]] = value

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import stage_path, string_entries
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 from .tool_catalog import MODIFYING, canonical
 
 _SHAPE = '\n\n[stages.summary.output]\nformat = "markdown"\ninstructions = "A short report."'

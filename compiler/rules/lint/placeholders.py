@@ -7,10 +7,10 @@ import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import raw_region_tables, raw_table, stage_path, suggest
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 NUDGE_PLACEHOLDERS = ("stage", "regions")
 REQUIRED_MESSAGE_PLACEHOLDERS = ("region",)

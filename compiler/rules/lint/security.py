@@ -12,12 +12,12 @@ import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import quoted, string_entries
 from ..context import RuleContext
-from ..registry import LINT
 from ..structure.read_paths import entry_problem
 from .shell_keys import KEY_PREFIX, command_keys, is_valid_prefix
-from ..snippets import stage as stage_example
 
 _STAGE = "\n\n" + stage_example("work", 'available_tools = ["read_file"]')
 _PREFIX_FIX = "write a program, optionally with the subcommand that narrows it: 'rg', 'cargo test', 'git status'"

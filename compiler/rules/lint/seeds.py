@@ -7,11 +7,11 @@ from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import build_seed
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ...schema.describe import toml_type
 from ..common import did_you_mean, raw_region_tables, raw_seeds
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 #: Seed forms in the order the reference tries them; the first one present wins.
 SEED_FORMS = ("glob", "files", "literal", "rhai", "command", "tool", "tools", "caller")

@@ -274,9 +274,9 @@ def _segment_keys(words: list[_Word]) -> list[str]:
         raise _Unreadable("the program is not named")
     if any(word.text.startswith(flag) for word in rest[1:] for flag in _ESCAPE_FLAGS.get(program.text, ())):
         raise _Unreadable("an escape flag")
-    arg = rest[1] if len(rest) > 1 else None
-    if arg is not None and _folds(program.text, arg):
-        keys.append(f"{program.text} {arg.text}")
+    operand = rest[1] if len(rest) > 1 else None
+    if operand is not None and _folds(program.text, operand):
+        keys.append(f"{program.text} {operand.text}")
     else:
         keys.append(program.text)
     return keys

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import layouts, quoted, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import LINT
 from .shell_keys import default_safe_list_covers
-from ..snippets import stage as stage_example
 from .tool_catalog import BLOCKING_INTERACTION_TOOLS, canonical, spellings
 
 

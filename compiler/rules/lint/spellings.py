@@ -19,11 +19,11 @@ from ...ir.build_edges import TRANSFORM_ALIASES
 from ...ir.build_regions import REGION_KIND_ALIASES
 from ...ir.build_sections import POLICIES
 from ...ir.build_values import Table, ascii_lower, table
+from ...rulebook.fixers import KeyEdits, KeyFix, Unfixable
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ...schema.describe import dotted, preview, toml_type
 from ..context import RuleContext
-from ..fixers import KeyEdits, KeyFix, Unfixable
-from ..registry import LINT
-from ..snippets import stage as stage_example
 
 #: Seed `refresh` spellings (after trimming and ASCII lower-casing) and what they mean.
 REFRESH_SPELLINGS = {"once": "once", "spawn": "once", "each_stage": "each_stage", "stage": "each_stage"}

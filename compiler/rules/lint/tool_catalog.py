@@ -14,8 +14,6 @@ tool its runtime has.
 from __future__ import annotations
 
 import functools
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
@@ -75,36 +73,13 @@ def is_mcp_name(name: str) -> bool:
     return "__" in name
 
 
-@functools.lru_cache(maxsize=128)
-def _scripts_in(directory: str, _stamp: int) -> frozenset[str]:
-    try:
-        return frozenset(
-            entry.name[: -len(".rhai")]
-            for entry in os.scandir(directory)
-            if entry.name.endswith(".rhai") and entry.is_file()
-        )
-    except OSError:
-        return frozenset()
-
-
-def script_tools(file: str) -> frozenset[str]:
-    """Names of the `tools/*.rhai` scripts beside the blueprint file (none when not on disk)."""
-    try:
-        path = Path(file)
-        if not path.is_file():
-            return frozenset()
-        tools = path.parent / "tools"
-        stamp = tools.stat().st_mtime_ns  # a changed directory is read again
-    except (OSError, ValueError):
-        return frozenset()
-    return _scripts_in(str(tools), stamp)
-
-
 def known_tools(ctx: "RuleContext") -> frozenset[str]:
-    """Every plain name the blueprint may use: catalog, its own scripts, configured names."""
-    known = ctx.memo.get("known_tools")  # several rules ask; the scripts directory is read once
+    """Every plain name the blueprint may use: catalog, its own scripts (`Settings.local_tools`,
+    read from disk by the driver, never here), configured names."""
+    known = ctx.memo.get("known_tools")  # several rules ask
     if known is None:
-        known = ctx.memo["known_tools"] = CATALOG | script_tools(ctx.file) | frozenset(ctx.settings.known_tools)
+        settings = ctx.settings
+        known = ctx.memo["known_tools"] = CATALOG | frozenset(settings.local_tools or ()) | frozenset(settings.known_tools)
     return known
 
 

@@ -7,10 +7,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Stage
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import raw_table, stage_path, string_entries
 from ..context import RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 from .tool_catalog import BLOCKING_INTERACTION_TOOLS, SHELL_TOOL, canonical, spellings
 
 ORPHAN_STAGE_PERMISSION = LINT.define(

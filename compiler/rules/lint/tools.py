@@ -7,10 +7,10 @@ from itertools import chain
 from typing import Iterator, NamedTuple
 
 from ...diagnostics import Diagnostic, KeyPath
+from ...rulebook.registry import LINT
+from ...rulebook.snippets import stage as stage_example
 from ..common import did_you_mean, edge_path, raw_seeds, raw_table, stage_path, string_entries
 from ..context import Anchor, RuleContext
-from ..registry import LINT
-from ..snippets import stage as stage_example
 from .tool_catalog import is_known, known_tools, spellings
 
 _UNKNOWN_FIX = "check the spelling, drop the entry, or add the name to known-tools in [tool.blueprint]"

@@ -7,10 +7,10 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...ir.build_edges import STUCK_KEYS
 from ...ir.model import CONDITIONS, MODIFYING_TOOLS
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import MISSING, RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import edge_path, edges, header, quoted, stage_path
 
 STUCK_WITHOUT_THRESHOLD = STRUCTURE.define(

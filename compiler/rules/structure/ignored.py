@@ -15,10 +15,10 @@ from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_edges import edge_transform
 from ...ir.build_regions import STRATEGIES, region_kind
 from ...ir.build_stages import FAN_OUT_KEYS, stage_mode
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import edge_path, raw_region_tables, raw_table, stage_path
 
 IGNORED_KEY = STRUCTURE.define(

@@ -14,8 +14,8 @@ import warnings
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import STRUCTURE
 from ..context import RuleContext
-from ..registry import STRUCTURE
 from .common import string_entries
 
 INVALID_READ_PATH = STRUCTURE.define(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...diagnostics import Diagnostic
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import did_you_mean, edge_path, edges, header, quoted, stage_path
 
 UNKNOWN_ENTRY_STAGE = STRUCTURE.define(
@@ -116,6 +116,6 @@ def check_worker_opt_in(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "set allow_as_worker = true",
                 stage_path(stage.name) + ("worker_stage",),
                 anchor="value",
-                fix=f"set allow_as_worker = true in {header(stage_path(name))}",
-                related=[(f"stage '{name}' is declared here", stage_path(name))],
+                fix=f"set allow_as_worker = true in {header(stage_path(worker.name))}",
+                related=[(f"stage '{name}' is declared here", stage_path(worker.name))],
             )

@@ -14,10 +14,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Blueprint, Layout, Stage
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import did_you_mean, edge_path, edges, header, layouts, quoted, stage_path, string_entries
 
 UNKNOWN_REGION = STRUCTURE.define(
@@ -200,7 +200,7 @@ def check_layout_regions(ctx: RuleContext) -> Iterator[Diagnostic]:
         for region in layout.regions:
             source = region.source_region
             written = isinstance(ctx.raw(prefix + (region.name, "source_region"), None), str)
-            if region.kind == "compact_history" and written and source not in known:
+            if region.kind == "compact_history" and written and source is not None and source not in known:
                 yield _unknown(
                     ctx,
                     source,

@@ -6,8 +6,8 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import parse_percent
+from ...rulebook.registry import STRUCTURE
 from ..context import MISSING, RuleContext
-from ..registry import STRUCTURE
 from .common import layouts, raw_region_tables
 
 INVALID_BUDGET = STRUCTURE.define(

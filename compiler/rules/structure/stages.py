@@ -7,10 +7,10 @@ from typing import Iterator
 from ...diagnostics import Diagnostic
 from ...ir.build_stages import WORKER_KEYS
 from ...ir.model import SUBMIT_OUTPUT_TOOL
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import quoted, raw_table, stage_path
 
 EMPTY_STAGE_NAME = STRUCTURE.define(

@@ -13,10 +13,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Stage
+from ...rulebook.registry import STRUCTURE
+from ...rulebook.snippets import blueprint
+from ...rulebook.snippets import stage as declared
 from ..context import RuleContext
-from ..registry import STRUCTURE
-from ..snippets import blueprint
-from ..snippets import stage as declared
 from .common import quoted, stage_path
 
 NO_TERMINAL_PATH = STRUCTURE.define(

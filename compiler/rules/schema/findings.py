@@ -5,7 +5,7 @@ parent table and names every extra key at once; an `anyOf` error hides its real 
 the sub-errors of every branch; a value of the wrong type also fails the `enum` beside its
 `type`. Users need the opposite: one finding per problem, on the offending key or value, that
 says what was expected. This module does that translation and nothing else: it returns plain
-`Finding`s; the check in `rules.py` turns them into diagnostics.
+`Finding`s; the check in `check.py` turns them into diagnostics.
 
 Schema annotations that steer it (ignored by other tools, Draft-07 valid):
 `x-strict` (an unknown key here is refused by the reference, not ignored), `x-hints` (a fix
@@ -24,11 +24,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
-from ..diagnostics import KeyPath, format_key_path
-from ..rules.registry import Rule
-from .describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
-from .precheck import is_valid
-from .rules import (
+from ...diagnostics import KeyPath, format_key_path
+from ...rulebook.registry import Rule
+from ...schema.describe import dotted, expected_type, join_values, preview, suggest, table_name, toml_type
+from ...schema.precheck import is_valid
+from ...schema.validator import blueprint_validator, iter_schema_errors
+from .codes import (
     EMPTY_ROUTING_OVERRIDE,
     INVALID_TYPE,
     INVALID_VALUE,
@@ -38,7 +39,6 @@ from .rules import (
     REJECTED_KEY,
     UNKNOWN_KEY,
 )
-from .validator import blueprint_validator, iter_schema_errors
 
 #: `x-on-wrong-type` outcomes where the reference reads a value of another type with a meaning.
 READ_WITH_A_MEANING = ("defaults", "no-seed")

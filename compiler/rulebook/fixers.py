@@ -19,7 +19,7 @@ the original document as the fixed file must read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, TypeVar
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath
@@ -102,6 +102,6 @@ class LineFix(_Titled):
     meant: Meaning | None = None
 
 
-Fixer = Union[KeyFix, LineFix]
+Fixer = KeyFix | LineFix
 
 __all__ = ["Fixer", "KeyEdits", "KeyFix", "LineEdits", "LineFix", "Meaning", "Unfixable"]

@@ -1,22 +1,18 @@
 """The schema layer: the raw document against `schemas/blueprint.schema.json`.
 
 Shape only — types, enumerations, ranges, required and unknown keys — checked on the
-document exactly as written, before any default is applied. The codes below are declared
-here and emitted by the one check at the bottom; `findings.py` does the translation from
-jsonschema's errors.
+document exactly as written, before any default is applied. The codes are declared
+here; `check.py` emits them and `findings.py` does the translation from jsonschema's errors.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
-from ..diagnostics import Diagnostic, KeyPath, Span
-from ..rules.context import RuleContext
-from ..rules.fixers import KeyEdits, KeyFix
-from ..rules.registry import DEFAULT, SCHEMA
-from ..rules.snippets import stage as declared
-
+from ...diagnostics import Diagnostic, KeyPath
+from ...rulebook.fixers import KeyEdits, KeyFix
+from ...rulebook.registry import SCHEMA
+from ...rulebook.snippets import stage as declared
 
 #: The examples of this family show the whole file, [agent] table included.
 _AGENT = '[agent]\nname = "t"\n\n'
@@ -24,13 +20,13 @@ _AGENT = '[agent]\nname = "t"\n\n'
 
 def _rename_old_key(edits: KeyEdits, finding: Diagnostic) -> None:
     """`tool_result_routing` becomes `tool_routing`; every other refused key is left to the author."""
-    from ..rules.lint.outdated import rename_old_key
+    from ..lint.outdated import rename_old_key
 
     rename_old_key(edits, finding)
 
 
 def _with_current_spellings(document: dict[str, Any], paths: Sequence[KeyPath]) -> dict[str, Any]:
-    from ..rules.lint.outdated import with_current_spellings
+    from ..lint.outdated import with_current_spellings
 
     return with_current_spellings(document, paths)
 
@@ -183,25 +179,3 @@ MISSING_KEY = SCHEMA.define(
     fix="add the missing key",
     differs="Leviath silently drops the incomplete table.",
 )
-
-
-@SCHEMA.check(
-    MISSING_AGENT,
-    INVALID_TYPE,
-    INVALID_VALUE,
-    OUT_OF_RANGE,
-    UNKNOWN_KEY,
-    REJECTED_KEY,
-    EMPTY_ROUTING_OVERRIDE,
-    MISSING_KEY,
-)
-def schema_check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    """Validate the raw document against the blueprint schema."""
-    from .findings import schema_findings
-
-    for finding in schema_findings(ctx.document):
-        fix = DEFAULT if finding.fix is None else finding.fix
-        diagnostic = ctx.report(finding.rule, finding.message, finding.path, anchor=finding.anchor, fix=fix)
-        if diagnostic.span is None:  # a finding about the whole file: point at its start
-            diagnostic = replace(diagnostic, span=Span(1, 1, 1, 2))
-        yield diagnostic

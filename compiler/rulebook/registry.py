@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..diagnostics import Diagnostic, KeyPath, Related, Severity, Span
 
 if TYPE_CHECKING:
-    from .context import RuleContext
+    from ..rules.context import RuleContext
     from .fixers import Fixer
 
 FAMILIES = ("syntax", "schema", "structure", "lint", "analysis", "meta")
@@ -44,10 +44,10 @@ CHECKED_FAMILIES = ("schema", "structure", "lint", "analysis")
 RULE_MODULES: tuple[str, ...] = (
     "compiler.parse.source",
     "compiler.parse.toml",
-    "compiler.schema.rules",
+    "compiler.rules.schema.check",
     "compiler.rules.structure",
     "compiler.rules.lint",
-    "compiler.analysis.rules",
+    "compiler.analysis.check_runs",
     "compiler.pipeline",
     "compiler.suppress",
 )

@@ -110,7 +110,7 @@ def test_the_package_ships_its_type_hints():
 
 def test_load_ir_of_a_future_version_says_to_upgrade():
     document = compiler.compile(GATES)
-    with pytest.raises(compiler.IRError, match="ir_version 99 is newer.*upgrade agent-blueprint-compiler"):
+    with pytest.raises(compiler.IRError, match=r"ir_version 99 is newer.*upgrade agent-blueprint-compiler"):
         compiler.load_ir({**document, "ir_version": 99})
 
 
@@ -144,9 +144,9 @@ def test_the_runner_refuses_the_ir_dict_with_a_pointer_to_load_ir():
         start(document)  # type: ignore[arg-type]
     ir = compiler.load(GATES)
     state, _ = start(ir)
-    with pytest.raises(TypeError, match="compiler.load_ir"):
+    with pytest.raises(TypeError, match=r"compiler\.load_ir"):
         step(document, state, Tick())  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="compiler.load_ir"):
+    with pytest.raises(TypeError, match=r"compiler\.load_ir"):
         next_actions(document, state)  # type: ignore[arg-type]
 
 
@@ -154,9 +154,9 @@ def test_the_runner_refuses_a_state_that_is_not_a_run_state():
     ir = compiler.load(GATES)
     state, _ = start(ir)
     for wrong in (None, state.to_dict(), state.to_json()):
-        with pytest.raises(TypeError, match="RunState.from_json"):
+        with pytest.raises(TypeError, match=r"RunState\.from_json"):
             step(ir, wrong, Tick())  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="RunState.from_json"):
+        with pytest.raises(TypeError, match=r"RunState\.from_json"):
             next_actions(ir, wrong)  # type: ignore[arg-type]
 
 

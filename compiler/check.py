@@ -1,0 +1,109 @@
+"""`check_file` / `check_bytes` / `check_text`: what `validate` reports, then every run explored.
+
+A file with errors is not analysed (its `CheckResult.analysis` is None). Otherwise the
+`analysis` family runs too, and where the analysis answers a lint's question exactly
+(`dead-end-possible`, `cycle-without-max-revisits`, `allow-complete-skips-output`) only the
+analysis is reported; an edge that no run takes is not reported again when a lint already
+explains it. A crash of the exploration becomes the file's `internal-error` finding, as a
+crashing check does in `validate_bytes`: one file's bug never hides another file's findings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from .config import DEFAULT_SETTINGS, Settings
+from .diagnostics import Diagnostic, sort_diagnostics
+from .parse.source import read_blueprint
+from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_bytes
+
+if TYPE_CHECKING:
+    from .analysis.core import Analysis
+
+#: Lint codes that explain an edge no run takes: such an edge is not reported twice.
+EDGE_EXPLAINED_BY = frozenset(
+    {"edge-target-always-spent", "stuck-threshold-after-cap", "max-iterations-edge-without-cap", "shadowed-edge"}
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What checking one file produced: the findings (`result`, as `validate` gives them, with
+    the analysis family's added) and the exploration behind them."""
+
+    result: FileResult
+    #: None when the file was not analysed (it has errors, did not parse, or the exploration crashed).
+    analysis: "Analysis | None"
+
+
+def check_bytes(
+    path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
+) -> CheckResult:
+    """Validate one file and, when that finds no error, explore its runs (the analysis family).
+
+    `max_states` caps the run states explored (default 200,000); what was found is still
+    reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
+    """
+    from .analysis.core import analyze_cached, release, state_limit
+    from .analysis.runs import STATE_LIMIT
+
+    token = state_limit.set(max_states or STATE_LIMIT)
+    try:
+        result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
+        if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
+            return CheckResult(result, None)
+        try:
+            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
+        except Exception as exc:  # a bug in the exploration must not end the caller's run
+            return CheckResult(_with_crash(result, exc), None)
+        finally:
+            release(result.blueprint)  # the caller holds the analysis now; the cache must not
+    finally:
+        state_limit.reset(token)
+    kept = _without_repeats(result.diagnostics, analysis, settings)
+    return CheckResult(replace(result, diagnostics=kept), analysis)
+
+
+def check_text(
+    text: str, path: str = "<string>", settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
+) -> CheckResult:
+    """`check_bytes` on a blueprint held as text (the text first, as in `validate_text`)."""
+    if not isinstance(text, str):
+        raise TypeError(f"check_text takes the text as a str, not {type(text).__name__} (bytes: check_bytes)")
+    return check_bytes(path, text.encode("utf-8"), settings, max_states=max_states)
+
+
+def check_file(
+    path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
+) -> CheckResult:
+    """Check a file on disk. I/O problems (missing, unreadable) raise `OSError`. The
+    `tools/*.rhai` scripts beside it count as its tools (`Settings.for_file`)."""
+    return check_bytes(os.fspath(path), read_blueprint(path), settings.for_file(path), max_states=max_states)
+
+
+def _with_crash(result: FileResult, exc: Exception) -> FileResult:
+    """`result` with the exploration's crash as an `internal-error` finding."""
+    if any(d.code == INTERNAL_ERROR.code for d in result.diagnostics):
+        return result  # the analysis check met the same crash and reported it (nothing else could have)
+    crash = INTERNAL_ERROR.diagnostic(f"run analysis crashed: {type(exc).__name__}: {exc}", file=result.path)
+    return replace(result, diagnostics=tuple(sort_diagnostics([*result.diagnostics, crash])))
+
+
+def _without_repeats(
+    diagnostics: tuple[Diagnostic, ...], analysis: "Analysis", settings: Settings
+) -> tuple[Diagnostic, ...]:
+    """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
+    from .analysis.rules import SUPERSEDES
+
+    superseded = {lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")}
+    explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
+    kept = []
+    for d in diagnostics:
+        if d.code in superseded:
+            continue
+        if d.code == "edge-never-taken" and any(tuple(p[: len(d.path)]) == tuple(d.path) for p in explained):
+            continue
+        kept.append(d)
+    return tuple(kept)
