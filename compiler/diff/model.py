@@ -185,11 +185,6 @@ class Diff:
             counts[change.change_class] += 1
         object.__setattr__(self, "counts", counts)
 
-    @property
-    def identical(self) -> bool:
-        """Both sides compile to the same IR (their digests are equal)."""
-        return self.old.digest is not None and self.old.digest == self.new.digest
-
     def has(self, threshold: str) -> bool:
         """Some change trips `threshold`: "breaking", "risky" (or breaking) or "any"."""
         classes = THRESHOLDS.get(threshold)
