@@ -114,7 +114,7 @@ def _checkout(rev: str, directory: Path) -> Path:
         if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
             tar.extractall(directory, filter="data")
         else:
-            tar.extractall(directory)  # noqa: S202 - our own repository's archive
+            tar.extractall(directory)  # our own repository's archive
     return directory
 
 
