@@ -227,7 +227,8 @@ class _Exploration:
             edges, following = graph.out[node], graph.successors[node]
             for number, target, weight, spent, bit, output, carried_on, terminal, entered, relevance in steps:
                 if target is None:  # the run ends: `terminal` says how
-                    edges.append((number, terminal))  # type: ignore[arg-type]
+                    assert terminal is not None
+                    edges.append((number, terminal))
                     continue
                 # Entering the target counts one more visit of it (a spent count stays spent).
                 entered_code, entered_mask = code, mask

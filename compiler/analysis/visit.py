@@ -128,7 +128,8 @@ class _VisitWalk:
         found = self.index.get(key)
         if found is not None:
             if parent is not None and parent != found:
-                self.edges.append((parent, found, via))  # type: ignore[arg-type]  # a parent comes with its move
+                assert via is not None, "a parent comes with its move"
+                self.edges.append((parent, found, via))
             return None
         if key in self.skipped:  # inside a summarised run of repeats, by another move (see `_jump`)
             return None
@@ -143,7 +144,8 @@ class _VisitWalk:
         nodes.append(Node(key, state, parent, via, paddable=paddable))
         self.routes = self.routes or state.phase == "route"
         if parent is not None:
-            self.edges.append((parent, node, via))  # type: ignore[arg-type]
+            assert via is not None, "a parent comes with its move"
+            self.edges.append((parent, node, via))
         return node
 
     def make(self, node: int, state: "RunState", move: Move) -> None:
