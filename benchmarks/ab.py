@@ -91,9 +91,18 @@ def _load(root: Path) -> dict[str, ModuleType]:
         del sys.modules[name]
     sys.path.insert(0, str(root))
     try:
-        for name in ("compiler.pipeline", "compiler.config", "compiler.analysis.core", "compiler.analysis.runs",
-                     "compiler.analysis.rules", "compiler.graph", "compiler.render.diagram",
-                     "compiler.render.diagram_svg", "compiler.cli.check_cmd", "compiler.check"):
+        for name in (
+            "compiler.pipeline",
+            "compiler.config",
+            "compiler.analysis.core",
+            "compiler.analysis.runs",
+            "compiler.analysis.rules",
+            "compiler.graph",
+            "compiler.render.diagram",
+            "compiler.render.diagram_svg",
+            "compiler.cli.check_cmd",
+            "compiler.check",
+        ):
             try:
                 importlib.import_module(name)
             except ImportError:  # a module one of the versions does not have
@@ -145,18 +154,37 @@ def twenty(function: Callable[[Any], Any], argument: Any) -> Callable[[], None]:
 def run_graph(graph: Any) -> str:
     """Everything the run graph holds, as text both versions can be compared by."""
     visits = {
-        key: ([exit.key for exit in result.exits], [exit.max_calls for exit in result.exits], result.max_calls,
-              result.endless, [(node.key, node.parent, node.move, node.pad_limit) for node in result.nodes])
+        key: (
+            [exit.key for exit in result.exits],
+            [exit.max_calls for exit in result.exits],
+            result.max_calls,
+            result.endless,
+            [(node.key, node.parent, node.move, node.pad_limit) for node in result.nodes],
+        )
         for key, result in graph.visits.items()
     }
-    return repr(([tuple(n) for n in graph.nodes], [p and tuple(p) for p in graph.parents], graph.visit_keys, graph.out,
-                 graph.successors, graph.masks, graph.held, graph.most_visits, graph.truncated, visits))
+    return repr(
+        (
+            [tuple(n) for n in graph.nodes],
+            [p and tuple(p) for p in graph.parents],
+            graph.visit_keys,
+            graph.out,
+            graph.successors,
+            graph.masks,
+            graph.held,
+            graph.most_visits,
+            graph.truncated,
+            visits,
+        )
+    )
 
 
 def ratio_line(label: str, times: list[float], unit: float, suffix: str, same: bool) -> str:
     before, after = times
-    return (f"{label:<40} {before * unit:10.1f} → {after * unit:10.1f} {suffix:<3} ({after / before:.3f}×)  "
-            f"{'same' if same else 'DIFFERENT'}")
+    return (
+        f"{label:<40} {before * unit:10.1f} → {after * unit:10.1f} {suffix:<3} ({after / before:.3f}×)  "
+        f"{'same' if same else 'DIFFERENT'}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,16 +198,20 @@ def main(argv: list[str] | None = None) -> int:
     parts = args.only or PARTS
     sizes = [int(size) for size in args.sizes.split(",")]
     real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
-    files = [(path.parent.name if path.name == "agent.leviath" else path.stem, path.read_bytes())
-             for path in real + sorted((ROOT / "blueprints").glob("*.leviath"))]
+    files = [
+        (path.parent.name if path.name == "agent.leviath" else path.stem, path.read_bytes())
+        for path in real + sorted((ROOT / "blueprints").glob("*.leviath"))
+    ]
     scaled = [(f"{size:,} stages", generate.scaled(size).encode()) for size in sizes]
     same_everywhere = True
     with tempfile.TemporaryDirectory() as work:
         before = _checkout(args.rev, Path(work) / "before")
         after = _checkout(args.after, Path(work) / "after") if args.after else ROOT
         versions = [Version(args.rev, before), Version(args.after or "working tree", after)]
-        print(f"before = {args.rev}, after = {args.after or 'the working tree'}; "
-              f"CPU time, median of {args.rounds} alternating rounds")
+        print(
+            f"before = {args.rev}, after = {args.after or 'the working tree'}; "
+            f"CPU time, median of {args.rounds} alternating rounds"
+        )
 
         if "runs" in parts:
             for name, data in files + scaled:
@@ -203,8 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 del outcomes
                 times = timed(versions, [partial(v.check, data) for v in versions], args.rounds)
-                print(ratio_line(f"check_bytes per stage, {name}", [t / size for t in times], 1e6, "µs", same),
-                      flush=True)
+                print(
+                    ratio_line(f"check_bytes per stage, {name}", [t / size for t in times], 1e6, "µs", same), flush=True
+                )
                 same_everywhere &= same
 
         if "svg" in parts:

@@ -62,9 +62,7 @@ def _tools(rng: random.Random, write: bool) -> str:
 def _stage(name: str, mode: str, tools: str, iterations: int, prompt: str, extra: str = "") -> str:
     rng = random.Random(name + prompt[:20])
     return (
-        _banner(name.replace("_", " ").capitalize())
-        + _comment(rng, rng.randint(3, 8))
-        + f"[stages.{name}]\n"
+        _banner(name.replace("_", " ").capitalize()) + _comment(rng, rng.randint(3, 8)) + f"[stages.{name}]\n"
         f'mode = "{mode}"\n'
         f"model = {MODELS}\n"
         f'description = "The {name.replace("_", " ")} step"\n'
@@ -105,57 +103,120 @@ def realistic(rng: random.Random, name: str) -> str:
         'volatility = "stable" }\n\n',
     ]
     rounds = rng.randint(2, 4)
-    parts.append(_stage("discover", "autonomous", _tools(rng, False), rng.randint(6, 10), _prose(rng, 24),
-                        "max_revisits = 2\n"))
-    parts.append('[stages.discover.tool_routing]\ndefault_region = "conversation"\n'
-                 '[stages.discover.tool_routing.overrides]\nread_file = "scratch"\nlist_dir = "scratch"\n\n')
+    parts.append(
+        _stage("discover", "autonomous", _tools(rng, False), rng.randint(6, 10), _prose(rng, 24), "max_revisits = 2\n")
+    )
+    parts.append(
+        '[stages.discover.tool_routing]\ndefault_region = "conversation"\n'
+        '[stages.discover.tool_routing.overrides]\nread_file = "scratch"\nlist_dir = "scratch"\n\n'
+    )
     parts.append(_edge("discover", "plan", 'hint = "The codebase is mapped"\ntransform = "direct"\n'))
     parts.append(_edge("discover", "error_handler", 'condition = "error"\n'))
     parts.append(_edge("discover", "report", 'condition = "dead_end"\n'))
 
-    parts.append(_stage("plan", "interactive_points", '["read_file", "list_dir", "context_read"]', 20,
-                        _prose(rng, 30), f"max_revisits = {rounds + 2}\n"))
+    parts.append(
+        _stage(
+            "plan",
+            "interactive_points",
+            '["read_file", "list_dir", "context_read"]',
+            20,
+            _prose(rng, 30),
+            f"max_revisits = {rounds + 2}\n",
+        )
+    )
     parts.append(_edge("plan", "implement", 'condition = "llm_choice"\nhint = "The user approved the plan"\n'))
     parts.append(_edge("plan", "plan", 'condition = "llm_choice"\nhint = "The user asked for changes"\n'))
     parts.append(_edge("plan", "error_handler", 'condition = "error"\n'))
     parts.append(_edge("plan", "report", 'condition = "dead_end"\n'))
-    parts.append('[[stages.plan.interaction_points]]\nname = "plan_approval"\n'
-                 'prompt = "Here is the plan. Approve it, ask for changes, or abort."\n'
-                 'style = "multiple_choice"\noptions = ["Approve", "Revise", "Abort"]\nabort_options = ["Abort"]\n'
-                 'document_region = "plan"\n\n[stages.plan.interaction_points.directives]\n'
-                 'Revise = "Ask what to change, then revise only that part of the plan."\n\n')
+    parts.append(
+        '[[stages.plan.interaction_points]]\nname = "plan_approval"\n'
+        'prompt = "Here is the plan. Approve it, ask for changes, or abort."\n'
+        'style = "multiple_choice"\noptions = ["Approve", "Revise", "Abort"]\nabort_options = ["Abort"]\n'
+        'document_region = "plan"\n\n[stages.plan.interaction_points.directives]\n'
+        'Revise = "Ask what to change, then revise only that part of the plan."\n\n'
+    )
 
-    parts.append(_stage("implement", "autonomous", _tools(rng, True), rng.randint(30, 60), _prose(rng, 36),
-                        f"max_revisits = {rounds}\n"))
-    parts.append(_edge("implement", "review", 'hint = "Every step of the plan is implemented"\n'
-                       "gate = { require_modifications = true, max_attempts = 3, "
-                       'message = "No file has been changed yet." }\n'))
-    parts.append(_edge("implement", "reassess",
-                       f'condition = "stuck"\nstuck_after_iterations = {rng.randint(20, 30)}\n'
-                       f"stuck_after_same_file_edits = {rng.randint(5, 9)}\nstuck_after_minutes = 30\n"))
+    parts.append(
+        _stage(
+            "implement",
+            "autonomous",
+            _tools(rng, True),
+            rng.randint(30, 60),
+            _prose(rng, 36),
+            f"max_revisits = {rounds}\n",
+        )
+    )
+    parts.append(
+        _edge(
+            "implement",
+            "review",
+            'hint = "Every step of the plan is implemented"\n'
+            "gate = { require_modifications = true, max_attempts = 3, "
+            'message = "No file has been changed yet." }\n',
+        )
+    )
+    parts.append(
+        _edge(
+            "implement",
+            "reassess",
+            f'condition = "stuck"\nstuck_after_iterations = {rng.randint(20, 30)}\n'
+            f"stuck_after_same_file_edits = {rng.randint(5, 9)}\nstuck_after_minutes = 30\n",
+        )
+    )
     parts.append(_edge("implement", "error_handler", 'condition = "error"\n'))
     parts.append(_edge("implement", "report", 'condition = "dead_end"\ntransform = "compact"\n'))
 
-    parts.append(_stage("reassess", "autonomous", '["read_file", "list_dir", "context_write", "context_read"]',
-                        10, _prose(rng, 14), f"max_revisits = {rounds}\n"))
+    parts.append(
+        _stage(
+            "reassess",
+            "autonomous",
+            '["read_file", "list_dir", "context_write", "context_read"]',
+            10,
+            _prose(rng, 14),
+            f"max_revisits = {rounds}\n",
+        )
+    )
     parts.append(_edge("reassess", "implement", 'hint = "The cause is understood; try again"\n'))
     parts.append(_edge("reassess", "report", 'condition = "dead_end"\n'))
 
-    parts.append(_stage("review", "autonomous", '["read_file", "list_dir", "bash", "context_write", "context_read"]',
-                        rng.randint(10, 20), _prose(rng, 28), f"max_revisits = {rounds}\n"))
+    parts.append(
+        _stage(
+            "review",
+            "autonomous",
+            '["read_file", "list_dir", "bash", "context_write", "context_read"]',
+            rng.randint(10, 20),
+            _prose(rng, 28),
+            f"max_revisits = {rounds}\n",
+        )
+    )
     parts.append(_edge("review", "implement", 'condition = "llm_choice"\nhint = "Some step is not done"\n'))
-    parts.append(_edge("review", "report", 'condition = "llm_choice"\nhint = "Every step is done"\n'
-                       'gate = { require_no_open_items = "todo" }\n'))
+    parts.append(
+        _edge(
+            "review",
+            "report",
+            'condition = "llm_choice"\nhint = "Every step is done"\ngate = { require_no_open_items = "todo" }\n',
+        )
+    )
     parts.append(_edge("review", "error_handler", 'condition = "error"\n'))
 
-    parts.append(_stage("error_handler", "autonomous", '["read_file", "context_write", "context_read"]', 5,
-                        _prose(rng, 10), "max_revisits = 3\n"))
+    parts.append(
+        _stage(
+            "error_handler",
+            "autonomous",
+            '["read_file", "context_write", "context_read"]',
+            5,
+            _prose(rng, 10),
+            "max_revisits = 3\n",
+        )
+    )
     parts.append(_edge("error_handler", "implement", 'hint = "The error is understood; resume the work"\n'))
     parts.append(_edge("error_handler", "report", 'condition = "dead_end"\n'))
 
     parts.append(_stage("report", "output", '["read_file", "context_read"]', 5, _prose(rng, 16)))
-    parts.append('[stages.report.output]\nformat = "markdown"\n'
-                 'instructions = "A summary of what changed, then what is left."\n\n[stages.report.transitions]\n')
+    parts.append(
+        '[stages.report.output]\nformat = "markdown"\n'
+        'instructions = "A summary of what changed, then what is left."\n\n[stages.report.transitions]\n'
+    )
     return "".join(parts)
 
 
@@ -209,20 +270,29 @@ def _segment(rng: random.Random, k: int, last: bool) -> str:
     out.append(edge(s[1], s[9], 'condition = "error"\n'))
     out.append(_small(s[2], write))
     out.append(edge(s[2], s[3], 'hint = "Built"\n'))
-    out.append(edge(s[2], s[9], f'condition = "stuck"\nstuck_after_iterations = {rng.randint(5, 10)}\n'
-                     f"stuck_after_same_file_edits = {rng.randint(4, 9)}\n"))
+    out.append(
+        edge(
+            s[2],
+            s[9],
+            f'condition = "stuck"\nstuck_after_iterations = {rng.randint(5, 10)}\n'
+            f"stuck_after_same_file_edits = {rng.randint(4, 9)}\n",
+        )
+    )
     # s3, s4, s5: no transitions table, so each falls through to the next stage in the file.
     for i in (3, 4, 5):
         out.append(_small(s[i], read))
     out.append(_small(s[6], '["read_file", "context_write", "context_read"]'))
-    out.append(f"[stages.{s[6]}.context.regions]\n"
-               'conversation = { kind = "sliding_window", max_tokens = 8000, max_items = 10 }\n'
-               f'local_{k} = {{ kind = "pinned", max_tokens = 2000 }}\n\n')
+    out.append(
+        f"[stages.{s[6]}.context.regions]\n"
+        'conversation = { kind = "sliding_window", max_tokens = 8000, max_items = 10 }\n'
+        f'local_{k} = {{ kind = "pinned", max_tokens = 2000 }}\n\n'
+    )
     out.append(edge(s[6], s[7], 'hint = "Recorded"\n'))
     out.append(_small(s[7], read, "max_revisits = 2\n"))
     out.append(edge(s[7], s[8], 'condition = "llm_choice"\nhint = "Check it"\n'))
-    out.append(edge(s[7], s[9], 'condition = "llm_choice"\nhint = "Done here"\n'
-                     'gate = { require_no_open_items = "todo" }\n'))
+    out.append(
+        edge(s[7], s[9], 'condition = "llm_choice"\nhint = "Done here"\ngate = { require_no_open_items = "todo" }\n')
+    )
     out.append(_small(s[8], read, "max_revisits = 2\n"))
     out.append(edge(s[8], s[7], 'condition = "llm_choice"\nhint = "Back to it"\n'))
     out.append(edge(s[8], s[9], 'condition = "dead_end"\n'))

@@ -92,8 +92,15 @@ def _answer(rng: random.Random, ir: Blueprint, actions: tuple, now: float) -> li
         now += rng.uniform(1.0, 20.0)
         if isinstance(action, RunInference):
             if rng.random() < 0.3:
-                out.append(RegionChanged(region="todo", hash=f"h{rng.randrange(8)}", entries=rng.randint(0, 3),
-                                         open_items=(("1", "step one"),) if rng.random() < 0.5 else (), now=now))
+                out.append(
+                    RegionChanged(
+                        region="todo",
+                        hash=f"h{rng.randrange(8)}",
+                        entries=rng.randint(0, 3),
+                        open_items=(("1", "step one"),) if rng.random() < 0.5 else (),
+                        now=now,
+                    )
+                )
             if rng.random() < 0.2:
                 out.append(Tick(now=now))
             out.append(_reply(rng, action, now))

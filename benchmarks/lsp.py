@@ -86,7 +86,11 @@ class Server:
 
 
 def _published(uri: str, version: int):
-    return lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version
+    return lambda m: (
+        m.get("method") == "textDocument/publishDiagnostics"
+        and m["params"]["uri"] == uri
+        and m["params"].get("version") == version
+    )
 
 
 def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
@@ -105,7 +109,9 @@ def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
         ident = server.send("initialize", {"processId": os.getpid(), "capabilities": {}, "rootUri": None}, request=True)
         server.wait(lambda m: m.get("id") == ident)
         server.send("initialized", {})
-        server.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "toml", "version": 1, "text": text}})
+        server.send(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "toml", "version": 1, "text": text}}
+        )
         server.wait(_published(uri, 1))
         lines = text.split("\n")
         rng = random.Random(20240611)
@@ -118,13 +124,24 @@ def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
             if spaced is None:
                 spaced = rng.randrange(len(lines) - 1)
                 end = len(lines[spaced])
-                change = {"range": {"start": {"line": spaced, "character": end}, "end": {"line": spaced, "character": end}}, "text": " "}
+                change = {
+                    "range": {"start": {"line": spaced, "character": end}, "end": {"line": spaced, "character": end}},
+                    "text": " ",
+                }
             else:
                 end = len(lines[spaced])
-                change = {"range": {"start": {"line": spaced, "character": end}, "end": {"line": spaced, "character": end + 1}}, "text": ""}
+                change = {
+                    "range": {
+                        "start": {"line": spaced, "character": end},
+                        "end": {"line": spaced, "character": end + 1},
+                    },
+                    "text": "",
+                }
                 spaced = None
             start = time.perf_counter()
-            server.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+            server.send(
+                "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+            )
             server.wait(_published(uri, version))
             return time.perf_counter() - start
 

@@ -19,9 +19,10 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import generate
 import host
@@ -167,8 +168,12 @@ def process_rows(blueprint: Path, invalid: Path, repeat: int) -> list[Row]:
                     "≤ 0.5×" if valid else "(information)",
                     ratio <= 0.5 if valid else None,
                     f"{ratio:.2f}× ({mine * 1000:.0f} ms vs {peer_s * 1000:.0f} ms)",
-                    {"file": path.name, "blueprint_ms": mine * 1000, "check_jsonschema_ms": peer_s * 1000,
-                     "exit_codes": codes},
+                    {
+                        "file": path.name,
+                        "blueprint_ms": mine * 1000,
+                        "check_jsonschema_ms": peer_s * 1000,
+                        "exit_codes": codes,
+                    },
                 )
             )
     return rows
@@ -190,9 +195,14 @@ def startup_row(blueprint: Path, repeat: int) -> Row:
         "≤ 2.5×",
         ratio <= 2.5,
         f"{ratio:.2f}× ({mine * 1000:.0f} ms vs {theirs * 1000:.0f} ms)",
-        {"file": blueprint.name, "blueprint_ms": mine * 1000, "tomllib_ms": theirs * 1000, "exit_codes": codes,
-         "blueprint_ms_runs": [round(t * 1000, 1) for t in samples["ours"]],
-         "tomllib_ms_runs": [round(t * 1000, 1) for t in samples["tomllib"]]},
+        {
+            "file": blueprint.name,
+            "blueprint_ms": mine * 1000,
+            "tomllib_ms": theirs * 1000,
+            "exit_codes": codes,
+            "blueprint_ms_runs": [round(t * 1000, 1) for t in samples["ours"]],
+            "tomllib_ms_runs": [round(t * 1000, 1) for t in samples["tomllib"]],
+        },
     )
 
 
@@ -244,8 +254,12 @@ def scaling_rows(sizes: tuple[int, ...], repeats: dict[int, int]) -> list[Row]:
             "< 5 s",
             seconds[largest] < 5.0,
             f"{seconds[largest]:.2f} s ({megabytes[largest]:.1f} MB; blueprint validate: {cli_seconds:.2f} s wall)",
-            {"cpu_seconds": seconds, "wall_seconds_one_run": wall, "cli_wall_seconds": cli_seconds,
-             "cli_wall_seconds_runs": cli_runs},
+            {
+                "cpu_seconds": seconds,
+                "wall_seconds_one_run": wall,
+                "cli_wall_seconds": cli_seconds,
+                "cli_wall_seconds_runs": cli_runs,
+            },
         ),
     ]
 
@@ -369,8 +383,12 @@ def peak_memory(command: list[str]) -> tuple[int, float]:
     )
     with tempfile.TemporaryDirectory() as cache:
         env = _cached_bytecode_env(cache)
-        subprocess.run(_blueprint("check", str(ROOT / "blueprints" / "review-loop.leviath")), env=env, capture_output=True)
-        done = subprocess.run([sys.executable, "-c", probe, *command], env=env, capture_output=True, text=True, check=True)
+        subprocess.run(
+            _blueprint("check", str(ROOT / "blueprints" / "review-loop.leviath")), env=env, capture_output=True
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *command], env=env, capture_output=True, text=True, check=True
+        )
     peak, wall = done.stdout.split()
     return int(peak), float(wall)
 

@@ -164,8 +164,9 @@ def process_inputs(work: Path) -> tuple[Path, Path]:
     valid = work / "agent.leviath"
     valid.write_text(text, encoding="utf-8")
     invalid = work / "broken.leviath"
-    invalid.write_text(text.replace("max_iterations = ", "max_iteration = ", 1) + '\n[sandbox]\nkind = "vm"\n',
-                       encoding="utf-8")
+    invalid.write_text(
+        text.replace("max_iterations = ", "max_iteration = ", 1) + '\n[sandbox]\nkind = "vm"\n', encoding="utf-8"
+    )
     return valid, invalid
 
 
@@ -179,8 +180,9 @@ def machine_header(quick: bool) -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = None
     return {

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .discover import local_tools
 from .ignore import DEFAULT_EXCLUDE
@@ -42,6 +43,7 @@ CONFIG_FILE = PYPROJECT
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Names that select every rule.
 ALL_RULES = ("all", "ALL")
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -114,7 +116,9 @@ KEYS: dict[str, ConfigKey] = {
         DEFAULT_MAX_ITERATIONS,
         "the iteration cap of a stage whose max_iterations is unset or 0, as Leviath's configuration sets it (0: none)",
     ),
-    "exclude": ConfigKey("exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces defaults)"),
+    "exclude": ConfigKey(
+        "exclude", "globs", DEFAULT_EXCLUDE, "paths a directory search leaves out (replaces defaults)"
+    ),
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
     "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
     "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),

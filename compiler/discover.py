@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from .ignore import DEFAULT_EXCLUDE, PathFilter
 
 BLUEPRINT_SUFFIX = ".leviath"
-
 
 
 @dataclass(frozen=True)

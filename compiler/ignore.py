@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides

@@ -99,8 +99,7 @@ def load_config(path: str) -> LeviathConfig:
         raise InstallationError(f"{path}: not valid TOML: {exc}") from exc
     security = _table(document.get("security"))
     agents = {
-        name: _strings(_table(value).get("allow"))
-        for name, value in _table(document.get("agent_read_paths")).items()
+        name: _strings(_table(value).get("allow")) for name, value in _table(document.get("agent_read_paths")).items()
     }
     providers = _table(document.get("providers"))
     reachable = {name for name, key in PROVIDER_KEYS.items() if isinstance(providers.get(key), str) and providers[key]}

@@ -7,7 +7,8 @@ blueprint, so its blueprints stay smaller than the runner's).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 

@@ -38,7 +38,9 @@ def make_client() -> Client:
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
-async def initialize(client: Client, root: Path | None = None, options: Any = None, **capabilities: Any) -> types.InitializeResult:
+async def initialize(
+    client: Client, root: Path | None = None, options: Any = None, **capabilities: Any
+) -> types.InitializeResult:
     params = types.InitializeParams(
         capabilities=types.ClientCapabilities(**capabilities),
         root_uri=(root or ROOT).as_uri(),
@@ -55,7 +57,11 @@ async def published(
     deadline = time.monotonic() + timeout
     while True:
         for params in client.published:
-            if params.uri == uri and (version is None or params.version == version) and (where is None or where(params)):
+            if (
+                params.uri == uri
+                and (version is None or params.version == version)
+                and (where is None or where(params))
+            ):
                 return params
         if time.monotonic() > deadline:
             seen = [(p.uri, p.version) for p in client.published]
@@ -73,16 +79,24 @@ def open_document(client: Client, path: Path, text: str, version: int = 1) -> st
     return uri
 
 
-def change(client: Client, uri: str, version: int, text: str, start: tuple[int, int] | None = None,
-           end: tuple[int, int] | None = None) -> None:
+def change(
+    client: Client,
+    uri: str,
+    version: int,
+    text: str,
+    start: tuple[int, int] | None = None,
+    end: tuple[int, int] | None = None,
+) -> None:
     """Replace the whole text, or the range start..end (line, character) with `text`."""
     if start is None:
         event: Any = types.TextDocumentContentChangeWholeDocument(text=text)
     else:
         end = end or start
         event = types.TextDocumentContentChangePartial(
-            range=types.Range(start=types.Position(line=start[0], character=start[1]),
-                              end=types.Position(line=end[0], character=end[1])),
+            range=types.Range(
+                start=types.Position(line=start[0], character=start[1]),
+                end=types.Position(line=end[0], character=end[1]),
+            ),
             text=text,
         )
     client.text_document_did_change(

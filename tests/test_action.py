@@ -26,9 +26,7 @@ def tools(tmp_path: Path) -> list[str]:
     python = bin_dir / "python"
     python.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{tmp_path / "pip.log"}"\n', encoding="utf-8")
     blueprint = bin_dir / "blueprint"
-    blueprint.write_text(
-        f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m compiler "$@"\n', encoding="utf-8"
-    )
+    blueprint.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m compiler "$@"\n', encoding="utf-8")
     for script in (python, blueprint):
         script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return [str(bin_dir)]
@@ -72,7 +70,9 @@ def test_a_clean_repository_passes(tmp_path: Path) -> None:
 
 
 def test_findings_are_annotated_reported_in_full_and_fail_the_job(tmp_path: Path) -> None:
-    run = run_action(workspace(tmp_path, broken=True), {"args": "--deny-warnings"}, tools(tmp_path), runner_temp(tmp_path))
+    run = run_action(
+        workspace(tmp_path, broken=True), {"args": "--deny-warnings"}, tools(tmp_path), runner_temp(tmp_path)
+    )
     validate = run.step("Validate blueprints")
     assert validate.returncode == 0 and run.outputs["validate"]["exit-code"] == "1"
     annotations = [line for line in validate.stdout.splitlines() if line.startswith("::error ")]

@@ -16,7 +16,7 @@ from compiler.runtime import step
 from compiler.runtime.machine import start
 from tests.helpers import CORPUS, requires_shared, run
 
-QUIET = '[agent.nudge]\nenabled = false\n'
+QUIET = "[agent.nudge]\nenabled = false\n"
 
 
 def blueprint(source: str) -> Blueprint:
@@ -71,15 +71,20 @@ def test_the_heuristic_case_that_cannot_strand_is_not_reported():
 
 
 def test_a_dead_end_edge_to_an_open_stage_removes_the_strand():
-    source = STRAND.replace("[stages.review]\n", '[stages.draft.transitions.publish]\ncondition = "dead_end"\n[stages.review]\n')
+    source = STRAND.replace(
+        "[stages.review]\n", '[stages.draft.transitions.publish]\ncondition = "dead_end"\n[stages.review]\n'
+    )
     assert "run-can-strand" not in [code for code, _ in findings(source)]
 
 
 def test_an_error_edge_is_the_dead_ends_fallback():
-    source = STRAND.replace(
-        "[stages.review]\n",
-        '[stages.draft.transitions.fix]\ncondition = "error"\n[stages.review]\n',
-    ) + "[stages.fix]\nmax_revisits = 0\ntransitions = {}\n"
+    source = (
+        STRAND.replace(
+            "[stages.review]\n",
+            '[stages.draft.transitions.fix]\ncondition = "error"\n[stages.review]\n',
+        )
+        + "[stages.fix]\nmax_revisits = 0\ntransitions = {}\n"
+    )
     # 'fix' can be entered once, and a run that enters it ends there: when draft dead-ends,
     # fix is still unspent, so the dead end goes down the error edge instead of failing
     analysis = analyze(blueprint(source))
@@ -111,7 +116,7 @@ def test_an_unbounded_cycle_is_a_loop_whose_trace_comes_back_to_its_start():
     trace = finding.trace
     assert trace is not None and trace.verified and trace.outcome == "loop"
     assert trace.loop_from is not None
-    assert [s.stage for s in trace.steps[trace.loop_from:]] == ["work", "check"]
+    assert [s.stage for s in trace.steps[trace.loop_from :]] == ["work", "check"]
     analysis = analyze(ir)
     assert analysis.ceilings is not None and analysis.ceilings.visits is None
 
@@ -236,12 +241,15 @@ def test_a_fan_out_stage_that_never_fans_out_ends_the_run():
 
 
 def test_ceilings_of_a_linear_run_are_the_caps():
-    source = QUIET + """
+    source = (
+        QUIET
+        + """
     [stages.a]
     max_iterations = 3
     [stages.b]
     max_iterations = 5
     """
+    )
     ceilings = analyze(blueprint(source)).ceilings
     assert ceilings is not None and ceilings.bounded
     assert (ceilings.visits, ceilings.inferences) == (2, 8)
@@ -249,7 +257,9 @@ def test_ceilings_of_a_linear_run_are_the_caps():
 
 
 def test_routing_answers_count_and_gate_blocks_add_routing_rounds():
-    source = QUIET + """
+    source = (
+        QUIET
+        + """
     [stages.a]
     max_iterations = 4
     available_tools = ["write_file"]
@@ -263,6 +273,7 @@ def test_routing_answers_count_and_gate_blocks_add_routing_rounds():
     max_iterations = 1
     transitions = {}
     """
+    )
     ceilings = analyze(blueprint(source)).ceilings
     # 4 replies, and routing answers: two held by the gate, then the one that leaves
     assert ceilings.stages[0].per_visit == 4 + 3
@@ -290,7 +301,14 @@ def test_revisit_budgets_give_the_visit_ceiling():
 
 
 def test_a_state_limit_withholds_the_never_claims_and_says_so():
-    analysis = analyze(blueprint(STRAND.replace("[stages.publish]\ntransitions = {}", "[stages.publish.transitions.x]\n[stages.x]\ntransitions = {}")), limit=2)
+    analysis = analyze(
+        blueprint(
+            STRAND.replace(
+                "[stages.publish]\ntransitions = {}", "[stages.publish.transitions.x]\n[stages.x]\ntransitions = {}"
+            )
+        ),
+        limit=2,
+    )
     assert not analysis.complete and analysis.ceilings is None
     codes = [f.code for f in analysis.findings]
     assert "analysis-incomplete" in codes
@@ -305,7 +323,12 @@ def test_the_shortcuts_find_the_same_run_graph():
 
 
 def test_odd_ir_never_crashes():
-    ghost = Blueprint(stages=(Stage(name="a", transitions=(Edge(target="ghost"), Edge(target="b", condition="error"))), Stage(name="b")))
+    ghost = Blueprint(
+        stages=(
+            Stage(name="a", transitions=(Edge(target="ghost"), Edge(target="b", condition="error"))),
+            Stage(name="b"),
+        )
+    )
     analysis = analyze(ghost)
     assert analysis.complete
     empty = analyze(Blueprint(stages=()))

@@ -105,7 +105,10 @@ def test_github_annotations():
 
 def test_a_state_limit_makes_the_analysis_say_it_is_incomplete():
     result = check("--max-states", "2", STRAND)
-    assert "note[analysis-incomplete]" in result.output and "analysis incomplete: it stopped at its limit of 2" in result.output
+    assert (
+        "note[analysis-incomplete]" in result.output
+        and "analysis incomplete: it stopped at its limit of 2" in result.output
+    )
 
 
 def test_the_command_is_listed():

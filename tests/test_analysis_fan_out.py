@@ -60,7 +60,9 @@ def test_the_analysis_takes_the_empty_call_as_the_way_to_the_merge_stage():
 
 
 def test_a_normal_edge_to_the_merge_stage_clears_the_finding():
-    fixed = SPLIT.replace("[stages.split.transitions.oops]", "[stages.split.transitions.merge]\n[stages.split.transitions.oops]")
+    fixed = SPLIT.replace(
+        "[stages.split.transitions.oops]", "[stages.split.transitions.merge]\n[stages.split.transitions.oops]"
+    )
     assert not [f for f in analyze(run(fixed).blueprint).findings if f.code == "output-can-be-skipped"]
 
 

@@ -45,7 +45,9 @@ from tests import ir_strategies
 from tests.ir_strategies import LAYOUT, NAMES, review_point
 
 TOOLS = ["read_file", "write_file", "edit_file", "context_write", "submit_output", "fan_out"]
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def gates():
@@ -81,7 +83,9 @@ def blueprints(draw, bounded: bool = False) -> Blueprint:
     names = NAMES[: draw(st.integers(1, len(NAMES)))]
     stages = []
     for name in names:
-        mode = draw(st.sampled_from(["autonomous", "autonomous", "autonomous", "output", "interactive_points", "fan_out"]))
+        mode = draw(
+            st.sampled_from(["autonomous", "autonomous", "autonomous", "output", "interactive_points", "fan_out"])
+        )
         if bounded and mode == "fan_out":
             mode = "autonomous"
         tools = tuple(draw(st.lists(st.sampled_from(TOOLS), unique=True, max_size=3)))
@@ -102,7 +106,8 @@ def blueprints(draw, bounded: bool = False) -> Blueprint:
             Stage(
                 name=name,
                 mode=mode,
-                available_tools=tools + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
+                available_tools=tools
+                + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
                 max_iterations=draw(st.sampled_from(caps)),
                 max_revisits=draw(st.sampled_from([None, 0, 1, 2])),
                 allow_complete=draw(st.booleans()) or mode == "output",
@@ -149,8 +154,17 @@ def host_event(state: RunState):
             st.builds(ChildStarted, child=st.just("c1")),
             st.builds(WorkspaceLost),
         ),
-        "route": st.one_of(st.builds(RoutingAnswer, reply=replies), st.builds(RoutingAnswer, reply=replies), region, st.builds(InferenceFailed)),
-        "interact": st.builds(InteractionAnswered, answer=st.sampled_from(["Approve", "Revise", "Edit", "Abort", "", None]), edited=st.sampled_from([None, "new"])),
+        "route": st.one_of(
+            st.builds(RoutingAnswer, reply=replies),
+            st.builds(RoutingAnswer, reply=replies),
+            region,
+            st.builds(InferenceFailed),
+        ),
+        "interact": st.builds(
+            InteractionAnswered,
+            answer=st.sampled_from(["Approve", "Revise", "Edit", "Abort", "", None]),
+            edited=st.sampled_from([None, "new"]),
+        ),
         "children": st.builds(ChildFinished, child=st.just("c1")),
         "workers": st.builds(WorkersFinished, completed=st.integers(0, 1), failed=st.integers(0, 1)),
     }
@@ -236,7 +250,10 @@ def test_random_runs_stay_inside_what_the_analysis_explored(ir, data):
     runs = analysis.runs
     entered = {node[0] for node in runs.nodes}
     taken = {
-        (key[0], exit.target, exit.condition) for key, result in runs.visits.items() for exit in result.exits if exit.kind == "edge"
+        (key[0], exit.target, exit.condition)
+        for key, result in runs.visits.items()
+        for exit in result.exits
+        if exit.kind == "edge"
     }
     strands = {f.stage for f in analysis.findings if f.code == "run-can-strand"}
     skips = {f.stage for f in analysis.findings if f.code == "output-can-be-skipped"}
@@ -248,7 +265,12 @@ def test_random_runs_stay_inside_what_the_analysis_explored(ir, data):
         if run.ended and run.ended[1:3] == ("fail", "dead_end"):
             assert run.ended[0] in strands
         outputs = [s for s in ir.stages if s.mode == "output"]
-        if run.ended and outputs and not run.outputs_entered and (run.ended[1] == "complete" or run.ended[2] == "no_output"):
+        if (
+            run.ended
+            and outputs
+            and not run.outputs_entered
+            and (run.ended[1] == "complete" or run.ended[2] == "no_output")
+        ):
             assert run.ended[0] in skips
 
 

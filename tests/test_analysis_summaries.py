@@ -12,9 +12,9 @@ same findings, the same ceilings and the same run states as the analysis without
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Iterator
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -69,8 +69,10 @@ def blueprints(draw) -> Blueprint:
     for number, name in enumerate(names):
         first = number == 0
         mode = "autonomous" if first else draw(st.sampled_from(["autonomous", "output"]))
-        tools = ("read_file", "write_file", "context_write") if first else tuple(
-            draw(st.lists(st.sampled_from(TOOLS), unique=True, min_size=1, max_size=3))
+        tools = (
+            ("read_file", "write_file", "context_write")
+            if first
+            else tuple(draw(st.lists(st.sampled_from(TOOLS), unique=True, min_size=1, max_size=3)))
         )
         edges = draw(
             ir_strategies.edges(
@@ -83,14 +85,25 @@ def blueprints(draw) -> Blueprint:
                 transforms=["direct"],
             )
             if first
-            else st.one_of(st.just(()), ir_strategies.edges(names, gates=gates(), spread=2, conditions=["always", "llm_choice"],
-                                                           stuck_iterations=[None], stuck_fallback=3, transforms=["direct"]))
+            else st.one_of(
+                st.just(()),
+                ir_strategies.edges(
+                    names,
+                    gates=gates(),
+                    spread=2,
+                    conditions=["always", "llm_choice"],
+                    stuck_iterations=[None],
+                    stuck_fallback=3,
+                    transforms=["direct"],
+                ),
+            )
         )
         stages.append(
             Stage(
                 name=name,
                 mode=mode,
-                available_tools=tools + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
+                available_tools=tools
+                + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
                 max_iterations=draw(st.sampled_from(LONG if first else [None, 3])),
                 max_revisits=draw(st.sampled_from([None, 0, 1, 40])),
                 allow_complete=draw(st.booleans()) or mode == "output",
@@ -110,7 +123,12 @@ def answers(ir: Blueprint, limit: int) -> tuple | None:
     return findings, analysis.ceilings, sorted(analysis.runs.nodes, key=repr)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(blueprints())
 def test_summarised_runs_and_far_counts_find_what_step_by_step_exploration_finds(ir):
     summarised = answers(ir, 2_000)

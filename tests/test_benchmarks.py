@@ -16,13 +16,25 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
     out = tmp_path / "quick.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["header"]["quick"] is True and report["header"]["python"]
     rows = {row["name"]: row for row in report["rows"]}
-    expected = ["corpus:", "process: blueprint validate FILE", "scaling: time per stage", "scaling: one", "check:", "runner: step", "runner: RunState", "lsp:"]
+    expected = [
+        "corpus:",
+        "process: blueprint validate FILE",
+        "scaling: time per stage",
+        "scaling: one",
+        "check:",
+        "runner: step",
+        "runner: RunState",
+        "lsp:",
+    ]
     for prefix in expected:
         assert any(name.startswith(prefix) for name in rows), f"no row {prefix!r}"
     for row in rows.values():

@@ -114,7 +114,7 @@ def test_example_html_has_every_section(path: Path) -> None:
     ids = {attrs.get("id") for _, attrs in parsed.tags}
     assert {"top", "diagram", "stages"} <= ids
     # one row per stage in the stage table, one heading per stage
-    assert html.count("<h3 id=\"stage-") == len(page.stages)
+    assert html.count('<h3 id="stage-') == len(page.stages)
     table = html[html.index('<table class="stages">') : html.index("</table>", html.index('<table class="stages">'))]
     assert table.count("<tr>") == len(page.stages) + 1
     assert [t for t, _ in parsed.tags].count("svg") == 1
@@ -178,8 +178,13 @@ def test_html_escapes_every_user_string() -> None:
         assert tags.count("style") == 1 and "i" not in tags and "b" not in tags
         assert "<script" not in html and "<img" not in html
         text = "".join(parsed.text)
-        for shown in ("<script>alert('name')</script>", "<script>alert('stage')</script>", "<b>tool</b>",
-                      "<img src=x onerror=alert(1)>", "<script>gate()</script>"):
+        for shown in (
+            "<script>alert('name')</script>",
+            "<script>alert('stage')</script>",
+            "<b>tool</b>",
+            "<img src=x onerror=alert(1)>",
+            "<script>gate()</script>",
+        ):
             assert shown in text, shown
         # every attribute value is ours: no event handler, no link out of the page
         for _, attrs in parsed.tags:
@@ -222,7 +227,14 @@ def test_md_filter(value: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("1. item", "1\\. item"), ("- item", "\\- item"), ("+ x", "\\+ x"), ("> q", "\\> q"), ("# h", "\\# h"), ("a - b", "a - b")],
+    [
+        ("1. item", "1\\. item"),
+        ("- item", "\\- item"),
+        ("+ x", "\\+ x"),
+        ("> q", "\\> q"),
+        ("# h", "\\# h"),
+        ("a - b", "a - b"),
+    ],
 )
 def test_md_block_filter_escapes_block_starts(value: str, expected: str) -> None:
     assert md_block(value) == expected
@@ -348,7 +360,10 @@ def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Path) -> None:
-    write(tmp_path / "in" / "alpha" / "agent.leviath", OK.format(name="alpha").replace('name = "alpha"', 'name = "alpha"\ndescription = "First | agent"'))
+    write(
+        tmp_path / "in" / "alpha" / "agent.leviath",
+        OK.format(name="alpha").replace('name = "alpha"', 'name = "alpha"\ndescription = "First | agent"'),
+    )
     write(tmp_path / "in" / "index.leviath", OK.format(name="index"))
     out = tmp_path / "site"
     result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
@@ -373,5 +388,8 @@ def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, mo
     monkeypatch.chdir(tmp_path / "repo")
     assert source_label(str(source), (str(source),)) == "agents/coder/agent.leviath"
     monkeypatch.chdir(tmp_path / "repo" / "agents" / "coder")
-    assert source_label(str(tmp_path / "repo" / "agents" / "coder" / "agent.leviath"), ("../../x.leviath",)) == "agent.leviath"
+    assert (
+        source_label(str(tmp_path / "repo" / "agents" / "coder" / "agent.leviath"), ("../../x.leviath",))
+        == "agent.leviath"
+    )
     assert source_label(str(source), ()) == "agent.leviath"

@@ -103,6 +103,7 @@ def test_png_reader_measures_a_blank_image() -> None:
 
 # --- a large graph fits the page ------------------------------------------------------------
 
+
 def with_corner_marks(svg: str) -> str:
     """The SVG with a magenta square in each corner of its viewBox: if all four show in a
     screenshot, no part of the drawing is cut off."""

@@ -88,7 +88,9 @@ def test_rules_as_json() -> None:
     assert result.exit_code == 0
     document = json.loads(result.stdout)
     assert [r["code"] for r in document["rules"]] == [r.code for r in REGISTRY.all()]
-    assert {"code", "severity", "family", "summary", "rationale", "example", "fix", "leviath"} <= set(document["rules"][0])
+    assert {"code", "severity", "family", "summary", "rationale", "example", "fix", "leviath"} <= set(
+        document["rules"][0]
+    )
 
 
 def test_rule_explains_every_code() -> None:
@@ -161,6 +163,8 @@ def test_the_console_script() -> None:
     script = Path(sys.executable).with_name("blueprint")
     if not script.exists():
         pytest.skip("the package is not installed in this environment (no console script)")
-    result = subprocess.run([str(script), "validate", str(ROOT / "blueprints")], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(script), "validate", str(ROOT / "blueprints")], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 errors" in result.stdout

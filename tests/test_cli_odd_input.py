@@ -60,7 +60,9 @@ def test_check_and_run_show_control_characters_instead_of_obeying_them(tmp_path:
     path = hostile(tmp_path)
     outputs = [invoke("check", "--color", "always", path).stdout]
     runnable = tmp_path / "runnable.leviath"
-    runnable.write_text(HOSTILE.replace(".transitions.review]\ncondition = \"always\"", ".transitions]"), encoding="utf-8")
+    runnable.write_text(
+        HOSTILE.replace('.transitions.review]\ncondition = "always"', ".transitions]"), encoding="utf-8"
+    )
     events = b'{"type":"system","subtype":"init","session_id":"s1"}\n'
     outputs.append(invoke("run", str(runnable), "--events", "-", stdin=events).stdout)
     for output in outputs:

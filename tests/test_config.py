@@ -60,10 +60,13 @@ def test_a_pyproject_without_the_table_has_no_configuration(tmp_path: Path) -> N
     ("body", "expected"),
     [
         ('[tool.blueprint]\nselct = ["all"]\n', "unknown key 'selct' in [tool.blueprint] (did you mean 'select'?)"),
-        ("[tool.blueprint]\nselect = \"all\"\n", "select must be a list of strings, not a string"),
+        ('[tool.blueprint]\nselect = "all"\n', "select must be a list of strings, not a string"),
         ("[tool.blueprint]\nignore = [1]\n", "ignore must be a list of strings"),
-        ("[tool.blueprint]\ndeny-warnings = \"yes\"\n", "deny-warnings must be true or false, not a string"),
-        ('[tool.blueprint]\nignore = ["toml-syntx"]\n', "unknown rule or family 'toml-syntx' (did you mean 'toml-syntax'?)"),
+        ('[tool.blueprint]\ndeny-warnings = "yes"\n', "deny-warnings must be true or false, not a string"),
+        (
+            '[tool.blueprint]\nignore = ["toml-syntx"]\n',
+            "unknown rule or family 'toml-syntx' (did you mean 'toml-syntax'?)",
+        ),
         ("[tool]\nblueprint = 3\n", "[tool.blueprint] must be a table"),
         ("[tool.blueprint\n", "not valid TOML"),
     ],
@@ -110,8 +113,12 @@ def test_each_directory_and_file_is_read_once(tmp_path: Path, monkeypatch: pytes
 
 
 def test_flags_replace_the_keys_they_name() -> None:
-    file_config = FileConfig(path=Path("pyproject.toml"), select=("lint",), ignore=("meta",), known_tools=("x",), deny_warnings=True)
-    assert settings_for(file_config) == Settings(select=("lint",), ignore=("meta",), known_tools=("x",), deny_warnings=True)
+    file_config = FileConfig(
+        path=Path("pyproject.toml"), select=("lint",), ignore=("meta",), known_tools=("x",), deny_warnings=True
+    )
+    assert settings_for(file_config) == Settings(
+        select=("lint",), ignore=("meta",), known_tools=("x",), deny_warnings=True
+    )
     overridden = settings_for(file_config, Overrides(select=("syntax",), deny_warnings=False))
     assert overridden == Settings(select=("syntax",), ignore=("meta",), known_tools=("x",), deny_warnings=False)
     assert settings_for(None, Overrides(ignore=("lint",))) == Settings(ignore=("lint",))

@@ -24,7 +24,9 @@ def test_a_blueprint_toml_takes_the_keys_at_the_top_level(tmp_path: Path) -> Non
     path = write(tmp_path / "blueprint.toml", 'ignore = ["lint"]\nextend-exclude = ["/fixtures/"]\n')
     config = load_config(path)
     assert config is not None and config.ignore == ("lint",) and config.extend_exclude == ("/fixtures/",)
-    assert load_config(write(tmp_path / "empty" / "blueprint.toml", "")) == FileConfig(path=tmp_path / "empty" / "blueprint.toml")
+    assert load_config(write(tmp_path / "empty" / "blueprint.toml", "")) == FileConfig(
+        path=tmp_path / "empty" / "blueprint.toml"
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,7 +94,10 @@ def test_show_settings_names_the_source_of_every_key(tmp_path: Path, monkeypatch
     assert "select = []  # default" in lines and "respect-gitignore = true  # default" in lines
     assert "# rule-docs-url is not set (default)" in lines
     assert every_key_once(lines)
-    assert lines[-1] == "# A search of '.' leaves this path out: its folder agents/old matches '/agents/old/' in blueprint.toml extend-exclude"
+    assert (
+        lines[-1]
+        == "# A search of '.' leaves this path out: its folder agents/old matches '/agents/old/' in blueprint.toml extend-exclude"
+    )
     assert target.read_text(encoding="utf-8") == AGENT  # nothing checked, nothing changed
 
 
@@ -101,7 +106,9 @@ def every_key_once(lines: list[str]) -> bool:
     return sorted(named) == sorted(KEYS)
 
 
-def test_show_settings_without_configuration_and_with_a_wrong_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_show_settings_without_configuration_and_with_a_wrong_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(tmp_path / "a.leviath", AGENT)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["validate", "--show-settings", "a.leviath"])

@@ -84,6 +84,8 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     workflow = repo / ".github" / "workflows" / "blueprints.yml"
     workflow.parent.mkdir(parents=True)
     workflow.write_text(WORKFLOW, encoding="utf-8")
-    (step,) = [s for s in yaml.safe_load(workflow.read_text())["jobs"]["validate"]["steps"] if "REPO" in s.get("uses", "")]
+    (step,) = [
+        s for s in yaml.safe_load(workflow.read_text())["jobs"]["validate"]["steps"] if "REPO" in s.get("uses", "")
+    ]
     run = run_action(repo, {k: str(v) for k, v in step["with"].items()}, tools(tmp_path), runner_temp(tmp_path))
     assert not run.failed and run.outputs["validate"]["exit-code"] == "0"

@@ -75,13 +75,13 @@ def nasty_blueprint() -> str:
     parts = ['[agent]\nname = "nasty <script>"\n']
     for i, name in enumerate(NASTY):
         key = toml_key(name)
-        parts.append(f"[stages.{key}]\nmode = \"autonomous\"\nmax_revisits = {i}\n")
+        parts.append(f'[stages.{key}]\nmode = "autonomous"\nmax_revisits = {i}\n')
         if i + 1 < len(NASTY):
             target = toml_key(NASTY[i + 1])
             parts.append(
                 f"[stages.{key}.transitions.{target}]\n"
                 f'hint = "go \\"{name[:3]}\\" --> <b>|x|</b> #35; %%"\n'
-                "gate = { require_modifications = true, tools = [\"shell\"] }\n"
+                'gate = { require_modifications = true, tools = ["shell"] }\n'
             )
             if i + 2 < len(NASTY):
                 parts.append(f'[stages.{key}.transitions.{toml_key(NASTY[-1])}]\ncondition = "error"\n')
@@ -185,8 +185,8 @@ def test_labels_conditions_gates_stuck_and_styles() -> None:
     assert nodes["work"].entry and not nodes["work"].terminal
     assert nodes["done"].terminal and nodes["work"].details == ("autonomous · max_revisits 2",)
     mermaid = to_mermaid(d)
-    assert "  s0 -.->|\"[stuck]<br/>stuck: 20 iterations / 3 same-file edits\"| s2" in mermaid
-    assert "  s2 -.->|\"next\"| s3" in mermaid
+    assert '  s0 -.->|"[stuck]<br/>stuck: 20 iterations / 3 same-file edits"| s2' in mermaid
+    assert '  s2 -.->|"next"| s3' in mermaid
     assert "  class s4 terminal" in mermaid and "  class s0 entry" in mermaid
     assert "  start --> s0" in mermaid
     dot = to_dot(d)
@@ -222,7 +222,7 @@ def test_fan_out_workers_merge_and_external_workers() -> None:
     assert [n.name for n in external] == ["reviewer <bot>"]
     mermaid = to_mermaid(d)
     assert '  x0{{"ext:reviewer #60;bot#62;"}}' in mermaid
-    assert "  s0 ==>|\"merge\"| s2" in mermaid
+    assert '  s0 ==>|"merge"| s2' in mermaid
     assert "ext:'reviewer <bot>'" in outline(graph)
 
 
@@ -353,7 +353,6 @@ def test_mermaid_cli_accepts_the_nasty_drawing(tmp_path: Path) -> None:
     assert "say" in svg and "ünï cödé" in svg
 
 
-
 # --- any blueprint, however odd -------------------------------------------------------------
 
 ALL_CASES = sorted((ROOT / "tests" / "cases").glob("*/*.leviath"))
@@ -410,7 +409,9 @@ def test_builtin_svg_draws_every_node_and_arrow_inside_its_canvas(source: str) -
     svg = ET.fromstring(text)
     width, height = float(svg.get("width")), float(svg.get("height"))
     nodes = [g for g in svg.iter(f"{SVG}g") if (g.get("class") or "").startswith("node")]
-    assert [g.find(f"{SVG}text").text for g in nodes] == [visible(n.name) if n.kind != "external" else f"ext:{n.name}" for n in d.nodes]
+    assert [g.find(f"{SVG}text").text for g in nodes] == [
+        visible(n.name) if n.kind != "external" else f"ext:{n.name}" for n in d.nodes
+    ]
     arrows = [p for p in svg.iter(f"{SVG}path") if p.get("marker-end")]
     assert len(arrows) == len(d.arrows) + 1  # and the start marker's
     for element in svg.iter():

@@ -32,7 +32,11 @@ def test_compiler_diff_is_callable_however_it_was_imported(capsys: pytest.Captur
     (change,) = result.changes
     assert isinstance(change, Change)
     assert (change.kind, change.change_class, change.path, change.old, change.new) == (
-        "budget-raised", "risky", ("stages", "build", "max_revisits"), 2, 4
+        "budget-raised",
+        "risky",
+        ("stages", "build", "max_revisits"),
+        2,
+        4,
     )
     assert (change.old_at.line, change.old_at.column) == (30, 16) and change.new_at.file == str(NEW)
     assert result.has("risky") and result.has("any") and not result.has("breaking")
@@ -124,8 +128,11 @@ def test_a_cut_short_exploration_is_noted_and_its_ceilings_are_not_compared() ->
     ("old", "new", "expected"),
     [
         ("same text", "same text", "same text"),
-        ("one two three four five six seven eight", "one two three FOUR five six seven eight",
-         "one two three [-four-]{+FOUR+} five six seven …"),
+        (
+            "one two three four five six seven eight",
+            "one two three FOUR five six seven eight",
+            "one two three [-four-]{+FOUR+} five six seven …",
+        ),
         (None, "brand new", "{+brand new+}"),
         ("gone away", None, "[-gone away-]"),
         ("a b c d e f g h i j k l", "a b c d e f g h i j k l m", "… j k l {+m+}"),
@@ -152,7 +159,7 @@ def test_lowering_one_max_revisits_lowers_the_ceilings_of_a_corpus_blueprint() -
     assert match is not None
     revisits = int(match.group(1))
     start = match.start(1)
-    lowered = text[:start] + str(revisits - 1) + text[match.end(1):]
+    lowered = text[:start] + str(revisits - 1) + text[match.end(1) :]
     result = compare(_version(text, "coder.leviath"), _version(lowered, "coder-lowered.leviath"))
     budget = [c for c in result.changes if c.kind == "budget-lowered"]
     assert [(c.path, c.old, c.new) for c in budget] == [(("stages", stage, "max_revisits"), revisits, revisits - 1)]

@@ -160,8 +160,14 @@ def _git(*args: str, cwd: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     for role in ("AUTHOR", "COMMITTER"):
         env[f"GIT_{role}_NAME"], env[f"GIT_{role}_EMAIL"] = "t", "t@t.invalid"
-    subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
-                   cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -279,4 +285,3 @@ def test_compile_digest_is_one_value_per_meaning(files: Path) -> None:
     assert old.stdout.strip() == compiler.digest(compiler.compile(CASES / "_unchanged" / "formatting.old.leviath"))
     assert digest("risky.leviath").stdout != digest("base.leviath").stdout
     assert digest("broken.leviath").exit_code == 1
-

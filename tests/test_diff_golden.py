@@ -75,4 +75,3 @@ def test_every_kind_has_a_case() -> None:
     folders = {case_id.split("/")[0] for case_id in CASE_IDS if not case_id.split("/")[1].startswith("ok-")}
     assert set(RULES) <= folders, sorted(set(RULES) - folders)
     assert folders - set(RULES) == {"_unchanged"}
-

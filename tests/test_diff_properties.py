@@ -63,8 +63,14 @@ def documents(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         policy = st.sampled_from(["allow", "ask", "deny"])
         document["tool_permissions"] = {tool: draw(policy) for tool in ("shell", "write_file")}
-    document["context"] = {"regions": {"notes": {"kind": draw(st.sampled_from(["temporary", "pinned"])),
-                                                 "max_tokens": draw(st.integers(100, 9000))}}}
+    document["context"] = {
+        "regions": {
+            "notes": {
+                "kind": draw(st.sampled_from(["temporary", "pinned"])),
+                "max_tokens": draw(st.integers(100, 9000)),
+            }
+        }
+    }
     stages: dict[str, Any] = {}
     for name in names:
         stage: dict[str, Any] = {"mode": draw(st.sampled_from(["autonomous", "interactive", "output"]))}

@@ -106,9 +106,7 @@ def test_an_unlistable_directory_is_skipped_and_reported_even_as_root(
     assert len(result.skipped) == 1 and "locked" in result.skipped[0] and "Permission denied" in result.skipped[0]
 
 
-def test_an_entry_that_vanishes_during_the_walk_is_passed_over(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_entry_that_vanishes_during_the_walk_is_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     touch(tmp_path, "a/agent.leviath", "b/agent.leviath")
     real_scandir = os.scandir
 
@@ -169,7 +167,8 @@ def test_undecodable_and_odd_file_names_are_found_and_reported(tmp_path: Path) -
     for output_format in ("text", "json"):
         done = subprocess.run(
             [sys.executable, "-m", "compiler", "validate", "--format", output_format, str(tmp_path)],
-            capture_output=True, timeout=120,
+            capture_output=True,
+            timeout=120,
         )
         assert done.returncode == 1, done.stderr
         assert b"caf" in done.stdout and b"Traceback" not in done.stderr

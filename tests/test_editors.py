@@ -40,7 +40,9 @@ def project(tmp_path: Path, blueprint: str = WRONG_TYPE) -> Path:
 
 
 def taplo(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([TAPLO, "check", "--colors", "never", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [TAPLO, "check", "--colors", "never", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def reports_wrong_type(done: subprocess.CompletedProcess[str]) -> bool:

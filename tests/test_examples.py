@@ -32,7 +32,9 @@ def test_each_example_shows_its_own_feature_and_has_scenarios() -> None:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_example_has_no_error_or_warning(path: Path) -> None:
     result = validate_bytes(path.relative_to(ROOT).as_posix(), path.read_bytes())
-    findings = [f"{d.line}:{d.column} {d.severity}[{d.code}] {d.message}" for d in result.diagnostics if d.severity != "note"]
+    findings = [
+        f"{d.line}:{d.column} {d.severity}[{d.code}] {d.message}" for d in result.diagnostics if d.severity != "note"
+    ]
     assert findings == []
     assert result.blueprint is not None
 

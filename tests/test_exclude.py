@@ -104,8 +104,12 @@ def test_no_blueprint_left_says_how_many_were_left_out(tmp_path: Path, monkeypat
 def test_this_checkout_validates_without_its_test_fixtures() -> None:
     """The README's first Use line, at the root of the project: only the example blueprints."""
     done = subprocess.run(
-        [sys.executable, "-m", "compiler", "validate", "--format", "json"], cwd=ROOT, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
+        [sys.executable, "-m", "compiler", "validate", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     import json
@@ -131,10 +135,25 @@ deep/**
 !deep/again.leviath
 """
 TREE = [
-    "a.leviath", "x.draft.leviath", "top-only.leviath", "sub/top-only.leviath", "build/b.leviath", "build/keep.leviath",
-    "sub/build/c.leviath", "docs/a/b/gen/d.leviath", "docs/gen/e.leviath", "docs/keep/gen/f.leviath",
-    "nested/one/skip.leviath", "nested/one/two/skip.leviath", "#hash.leviath", "ax.leviath", "cx.leviath",
-    "deep/g.leviath", "deep/again.leviath", "deep/more/h.leviath", "sub/.gitignore",
+    "a.leviath",
+    "x.draft.leviath",
+    "top-only.leviath",
+    "sub/top-only.leviath",
+    "build/b.leviath",
+    "build/keep.leviath",
+    "sub/build/c.leviath",
+    "docs/a/b/gen/d.leviath",
+    "docs/gen/e.leviath",
+    "docs/keep/gen/f.leviath",
+    "nested/one/skip.leviath",
+    "nested/one/two/skip.leviath",
+    "#hash.leviath",
+    "ax.leviath",
+    "cx.leviath",
+    "deep/g.leviath",
+    "deep/again.leviath",
+    "deep/more/h.leviath",
+    "sub/.gitignore",
 ]
 
 
@@ -147,7 +166,12 @@ def test_gitignore_decisions_agree_with_git(tmp_path: Path) -> None:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)
     listed = subprocess.run(
-        ["git", "ls-files", "--others", "--exclude-standard"], cwd=tmp_path, capture_output=True, text=True, check=True, env=env
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout.splitlines()
     by_git = sorted(p for p in listed if p.endswith(".leviath") and not Path(p).name.startswith("."))
     # `.*` (the default exclude) would hide nothing here but `#hash` is not hidden; compare

@@ -110,8 +110,12 @@ def _plain_raw(document: Any, path: tuple) -> Any:
 def test_raw_finds_what_a_plain_walk_finds(document: dict, data: st.DataObject) -> None:
     ctx = RuleContext(SourceFile("f.leviath", ""), document, build_blueprint(document), DEFAULT_SETTINGS)
     known = paths(document)
-    extra = data.draw(st.lists(st.lists(st.one_of(st.sampled_from(["agent", "x", "0"]), st.integers(-3, 3)),
-                                        max_size=4).map(tuple), max_size=8))
+    extra = data.draw(
+        st.lists(
+            st.lists(st.one_of(st.sampled_from(["agent", "x", "0"]), st.integers(-3, 3)), max_size=4).map(tuple),
+            max_size=8,
+        )
+    )
     for path in known + extra + [p + (0,) for p in known] + [p + ("k",) for p in known]:
         assert ctx.raw(path) is _plain_raw(document, path) or ctx.raw(path) == _plain_raw(document, path), path
         assert ctx.raw(path, None) is (None if _plain_raw(document, path) is MISSING else ctx.raw(path))

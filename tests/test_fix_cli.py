@@ -53,7 +53,9 @@ def test_fix_leaves_what_it_cannot_fix_and_exits_by_what_remains(tmp_path: Path)
     assert result.exit_code == 1
     assert 'mode = "autonomous"' in paths["a"].read_text(encoding="utf-8")
     assert "error[unknown-stage]" in result.stdout
-    assert paths["s"].read_text(encoding="utf-8") == '[agent]\nname = "s"\n[stages.work\n'  # syntax error: never touched
+    assert (
+        paths["s"].read_text(encoding="utf-8") == '[agent]\nname = "s"\n[stages.work\n'
+    )  # syntax error: never touched
     assert "error[toml-syntax]" in result.stdout
 
 

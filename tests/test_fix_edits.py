@@ -91,7 +91,10 @@ def test_crlf_files_keep_their_line_ends() -> None:
     text = '[agent]\r\nname = "x"\r\n[stages.work]\r\nmax_iterations = 3\r\n'
     result = validate_text(text, "x.leviath")
     (fix,) = fixes_for(result).values()
-    assert apply_edits(text, fix.edits) == '[agent]\r\nname = "x"\r\n[stages.work]\r\nmode = "autonomous"\r\nmax_iterations = 3\r\n'
+    assert (
+        apply_edits(text, fix.edits)
+        == '[agent]\r\nname = "x"\r\n[stages.work]\r\nmode = "autonomous"\r\nmax_iterations = 3\r\n'
+    )
 
 
 def test_only_limits_the_work_to_the_findings_asked_for() -> None:
@@ -122,7 +125,9 @@ def test_text_edits_turn_the_old_text_into_the_new(old: str, new: str) -> None:
     assert (edits == ()) == (old == new)
 
 
-LINES = st.lists(st.sampled_from(["[stages.a]", 'mode = "x"', "max_iterations = 3", "", "# c", "[stages.b]"]), max_size=30)
+LINES = st.lists(
+    st.sampled_from(["[stages.a]", 'mode = "x"', "max_iterations = 3", "", "# c", "[stages.b]"]), max_size=30
+)
 
 
 @settings(max_examples=300, deadline=None)

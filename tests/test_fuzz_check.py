@@ -28,8 +28,9 @@ import resource
 import signal
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import tomlkit
@@ -81,7 +82,7 @@ def analysis_paths(document: dict) -> list[tuple]:
         if stage.get("mode") == "fan_out":
             out.append(base + ("max_attempts",))
         transitions = stage.get("transitions")
-        for target, edge in (transitions.items() if isinstance(transitions, dict) else ()):
+        for target, edge in transitions.items() if isinstance(transitions, dict) else ():
             if not isinstance(edge, dict):
                 continue
             where = base + ("transitions", target)
@@ -167,11 +168,16 @@ def checked(data: bytes) -> dict[str, Any]:
     report = json.loads(json_document([json_entry(item, None)], item.result.counts))
     analysis = item.analysis
     ceilings = analysis.ceilings if analysis is not None else None
-    numbers = [] if ceilings is None else [ceilings.visits, ceilings.inferences] + [
-        value for stage in ceilings.stages for value in (stage.visits, stage.per_visit, stage.inferences)
-    ]
+    numbers = (
+        []
+        if ceilings is None
+        else [ceilings.visits, ceilings.inferences]
+        + [value for stage in ceilings.stages for value in (stage.visits, stage.per_visit, stage.inferences)]
+    )
     return {
-        "internal": [d.message for d in (*validated.diagnostics, *item.result.diagnostics) if d.code == "internal-error"],
+        "internal": [
+            d.message for d in (*validated.diagnostics, *item.result.diagnostics) if d.code == "internal-error"
+        ],
         "analysed": analysis is not None,
         "complete": analysis is not None and analysis.complete,
         "numbers": [type(n).__name__ for n in numbers if n is not None],
@@ -202,7 +208,9 @@ def is_threshold(path: tuple) -> bool:
 # --- the tests ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("index", range(len(SOURCES)), ids=[p.parent.name if p.name == "agent.leviath" else p.stem for p in SOURCES])
+@pytest.mark.parametrize(
+    "index", range(len(SOURCES)), ids=[p.parent.name if p.name == "agent.leviath" else p.stem for p in SOURCES]
+)
 def test_every_threshold_at_2_63_leaves_check_complete_and_within_its_ceilings(index):
     changes = [(path, 2**63 - 1) for path in candidates(index) if is_threshold(path)]
     outcome = in_child(lambda: checked(mutated(index, changes)))
@@ -211,7 +219,9 @@ def test_every_threshold_at_2_63_leaves_check_complete_and_within_its_ceilings(i
         assert outcome["complete"], "a huge threshold made the analysis stop at a limit"
 
 
-@pytest.mark.parametrize("index", range(len(SOURCES)), ids=[p.parent.name if p.name == "agent.leviath" else p.stem for p in SOURCES])
+@pytest.mark.parametrize(
+    "index", range(len(SOURCES)), ids=[p.parent.name if p.name == "agent.leviath" else p.stem for p in SOURCES]
+)
 def test_every_number_at_2_63_leaves_check_within_its_ceilings(index):
     changes = [(path, 2**63 - 1) for path in candidates(index)]
     assert_bounded(in_child(lambda: checked(mutated(index, changes))))

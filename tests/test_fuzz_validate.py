@@ -43,9 +43,9 @@ FUZZ = settings(
 
 # --- values and keys ------------------------------------------------------------------------
 
-odd_text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12
-) | st.sampled_from(["", " ", "a.b", '"q"', "'s'", "é", "日本", "\t", "#", "=", "[x]", "\\u0000", "stages"])
+odd_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | st.sampled_from(
+    ["", " ", "a.b", '"q"', "'s'", "é", "日本", "\t", "#", "=", "[x]", "\\u0000", "stages"]
+)
 keys = st.sampled_from(["mode", "condition", "max_iterations", "gate", "transitions", "kind", "seed", "x"]) | odd_text
 scalars = st.one_of(
     st.booleans(),
@@ -127,11 +127,19 @@ def mutate_text(data: st.DataObject, raw: bytes) -> bytes:
             raw = b"\n".join(lines + [line])
         else:
             line = data.draw(
-                st.sampled_from([
-                    b'[stages."odd name".transitions."x y"]', b"a.b.c = 1", b"'lit' . \"q\" = 2",
-                    b"[[stages.p.interaction_points]]", b'[context.regions."\xc3\xa9t\xc3\xa9"]',
-                    b"max_iterations = 99999999999999999999999", b"x = [[[[[[1]]]]]]", b"=", b"[",
-                ]),
+                st.sampled_from(
+                    [
+                        b'[stages."odd name".transitions."x y"]',
+                        b"a.b.c = 1",
+                        b"'lit' . \"q\" = 2",
+                        b"[[stages.p.interaction_points]]",
+                        b'[context.regions."\xc3\xa9t\xc3\xa9"]',
+                        b"max_iterations = 99999999999999999999999",
+                        b"x = [[[[[[1]]]]]]",
+                        b"=",
+                        b"[",
+                    ]
+                ),
                 label="line",
             )
             raw = raw[:at] + b"\n" + line + b"\n" + raw[at:]

@@ -45,9 +45,7 @@ def render(case: Path) -> tuple[FileResult, str]:
 
 def unescape(text: str) -> str:
     """What the Actions runner does to a value (the inverse of actions/toolkit's escaping)."""
-    return (
-        text.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
-    )
+    return text.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
 
 
 def parse(line: str) -> tuple[str, dict[str, str], str]:

@@ -52,8 +52,28 @@ json_values = st.recursive(
 )
 #: Keys the reader and the state look at, so tampering reaches the interesting branches.
 KEYS = st.sampled_from(
-    ["type", "event", "message", "content", "id", "name", "input", "index", "delta", "now", "timestamp",
-     "tool_use_id", "is_error", "error", "result", "region", "entries", "clock", "visit", "iterations"]
+    [
+        "type",
+        "event",
+        "message",
+        "content",
+        "id",
+        "name",
+        "input",
+        "index",
+        "delta",
+        "now",
+        "timestamp",
+        "tool_use_id",
+        "is_error",
+        "error",
+        "result",
+        "region",
+        "entries",
+        "clock",
+        "visit",
+        "iterations",
+    ]
 ) | st.text(max_size=6)
 
 
@@ -62,8 +82,17 @@ KEYS = st.sampled_from(
 
 @pytest.mark.parametrize(
     "line",
-    ['{"type":[]}', "{}", '{"type":{}}', '{"type":1}', '{"type":null}', '{"type":"stream_event","event":{"type":[]}}',
-     '{"type":"stream_event","event":{}}', '{"type":"stream_event","event":{"type":{"a":1}}}', '{"event":[]}'],
+    [
+        '{"type":[]}',
+        "{}",
+        '{"type":{}}',
+        '{"type":1}',
+        '{"type":null}',
+        '{"type":"stream_event","event":{"type":[]}}',
+        '{"type":"stream_event","event":{}}',
+        '{"type":"stream_event","event":{"type":{"a":1}}}',
+        '{"event":[]}',
+    ],
 )
 def test_a_type_that_is_not_a_string_is_a_skipped_line(line: str) -> None:
     reader = StreamReader()
@@ -82,7 +111,9 @@ def test_a_huge_integer_time_is_no_time_not_a_crash() -> None:
 
 
 def test_line_and_paragraph_separators_inside_a_string_do_not_split_a_line() -> None:
-    line = json.dumps({"type": "assistant", "message": {"id": "m", "content": "a\u2028b\x85c\u2029d"}}, ensure_ascii=False)
+    line = json.dumps(
+        {"type": "assistant", "message": {"id": "m", "content": "a\u2028b\x85c\u2029d"}}, ensure_ascii=False
+    )
     for stream in (line + "\n", (line + "\n").encode("utf-8")):
         events, skipped = read_events(stream)
         assert skipped == 0 and events == [InferenceFinished(text="a\u2028b\x85c\u2029d")]

@@ -406,7 +406,11 @@ def test_bytes_are_identical_across_processes_and_hash_seeds():
     for seed in ("0", "1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
-            [sys.executable, "-c", _DUMP_SCRIPT], capture_output=True, env=env, cwd=Path(__file__).parent.parent, check=True
+            [sys.executable, "-c", _DUMP_SCRIPT],
+            capture_output=True,
+            env=env,
+            cwd=Path(__file__).parent.parent,
+            check=True,
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1

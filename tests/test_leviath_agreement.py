@@ -153,7 +153,7 @@ def test_the_fixer_writes_the_table_and_keeps_the_comment():
     )
     outcome = fix_bytes("a.leviath", text.encode())
     assert outcome.problem is None
-    assert b'b = {}  # go on\nc = {}\n' in outcome.data
+    assert b"b = {}  # go on\nc = {}\n" in outcome.data
 
 
 def test_the_type_sites_table_in_the_docs_is_current():
@@ -199,7 +199,7 @@ def test_every_type_site_has_a_known_outcome():
 
 
 def test_next_stage_is_refused_and_the_message_names_the_transition():
-    result = run("[stages.a]\nnext_stage = \"b\"\n[stages.b]")
+    result = run('[stages.a]\nnext_stage = "b"\n[stages.b]')
     (d,) = [d for d in result.diagnostics if d.code == "rejected-key"]
     assert "[stages.<name>.transitions.<target>]" in d.fix
 

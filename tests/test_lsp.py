@@ -77,7 +77,12 @@ def expected(path: Path, text: str, settings: Settings = Settings()) -> list[tup
 
 def got(params: types.PublishDiagnosticsParams) -> list[tuple]:
     return [
-        (d.code, int(d.severity), (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+        (
+            d.code,
+            int(d.severity),
+            (d.range.start.line, d.range.start.character),
+            (d.range.end.line, d.range.end.character),
+        )
         for d in params.diagnostics
     ]
 
@@ -124,7 +129,9 @@ async def test_related_locations_and_tags(client: Client, tmp_path: Path) -> Non
 
 async def test_suppressions_and_project_settings_apply(client: Client, tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nignore = ["stage-missing-max-iterations"]\n')
-    text = BROKEN.replace("[stages.plan.transitions.reveiw]", "[stages.plan.transitions.reveiw]  # blueprint: ignore[unknown-stage]")
+    text = BROKEN.replace(
+        "[stages.plan.transitions.reveiw]", "[stages.plan.transitions.reveiw]  # blueprint: ignore[unknown-stage]"
+    )
     text = text.replace("max_iterations = 10\n", "")
     path = write(tmp_path, text)
     uri = open_document(client, path, text)
@@ -179,15 +186,21 @@ async def test_definition_references_and_highlights(client: Client, tmp_path: Pa
     path = write(tmp_path, text)
     uri = open_document(client, path, text)
     at_target = position(text, "review", shift=2)  # transitions.review
-    found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_target))
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(uri), position=at_target)
+    )
     assert [loc.range.start for loc in found] == [position(text, "[stages.review]", shift=8)]
 
     at_region = position(text, '"notes"', shift=3)
-    found = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_region))
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(uri), position=at_region)
+    )
     assert [loc.range.start for loc in found] == [position(text, "notes =")]
 
     refs = await client.text_document_references_async(
-        types.ReferenceParams(text_document=doc(uri), position=at_target, context=types.ReferenceContext(include_declaration=True))
+        types.ReferenceParams(
+            text_document=doc(uri), position=at_target, context=types.ReferenceContext(include_declaration=True)
+        )
     )
     starts = sorted((r.range.start.line, r.range.start.character) for r in refs)
     want = sorted((p.line, p.character) for p in (position(text, "review", n) for n in range(3)))
@@ -259,12 +272,19 @@ def findings_without_names(path: Path, text: str, old: str, new: str) -> list[tu
     result = validate_bytes(str(path), text.encode("utf-8"))
     rename = lambda value: new if value == old else value  # noqa: E731
     return sorted(
-        (d.code, d.severity, tuple(rename(p) for p in d.path), d.message.replace(f"'{old}'", "'X'").replace(f"'{new}'", "'X'"))
+        (
+            d.code,
+            d.severity,
+            tuple(rename(p) for p in d.path),
+            d.message.replace(f"'{old}'", "'X'").replace(f"'{new}'", "'X'"),
+        )
         for d in result.diagnostics
     )
 
 
-@pytest.mark.parametrize(("needle", "shift", "old", "new"), [("plan", 0, "plan", "planning"), ('"notes"', 1, "notes", "scratch")])
+@pytest.mark.parametrize(
+    ("needle", "shift", "old", "new"), [("plan", 0, "plan", "planning"), ('"notes"', 1, "notes", "scratch")]
+)
 async def test_rename_changes_every_occurrence_and_nothing_else(
     client: Client, tmp_path: Path, needle: str, shift: int, old: str, new: str
 ) -> None:
@@ -272,9 +292,13 @@ async def test_rename_changes_every_occurrence_and_nothing_else(
     path = write(tmp_path, text)
     uri = open_document(client, path, text)
     at = position(text, needle, shift=shift)
-    prepared = await client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(uri), position=at))
+    prepared = await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=doc(uri), position=at)
+    )
     assert prepared.placeholder == old
-    edit = await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=at, new_name=new))
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=doc(uri), position=at, new_name=new)
+    )
     renamed = apply(text, edit.changes[uri])
     assert not re.search(rf"\b{old}\b", renamed)  # every occurrence changed …
     assert renamed.replace(new, old) == text  # … and nothing else
@@ -291,7 +315,9 @@ async def test_rename_changes_every_occurrence_and_nothing_else(
         ("max_iterations", "x", "only a stage or a region name can be renamed"),
     ],
 )
-async def test_rename_is_refused_with_a_reason(client: Client, tmp_path: Path, needle: str, new: str, reason: str) -> None:
+async def test_rename_is_refused_with_a_reason(
+    client: Client, tmp_path: Path, needle: str, new: str, reason: str
+) -> None:
     path = write(tmp_path, BROKEN)
     uri = open_document(client, path, BROKEN)
     at = position(BROKEN, needle, shift=1 if needle.startswith('"') else 0)
@@ -322,7 +348,11 @@ async def test_completion_offers_keys_values_and_names(client: Client, tmp_path:
     assert "mode" not in present and "max_iterations" not in present  # [stages.review] already has them
     assert "allow_complete" in present
     assert await complete(client, tmp_path, base + '\n[stages.extra]\nmode = "') == [
-        "autonomous", "interactive", "interactive_points", "fan_out", "output"
+        "autonomous",
+        "interactive",
+        "interactive_points",
+        "fan_out",
+        "output",
     ]
     assert await complete(client, tmp_path, base + "\n[stages.extra]\nallow_complete = ") == ["true", "false"]
     assert await complete(client, tmp_path, base + '\n[stages.x]\nworker_stage = "') == ["plan", "review", "x"]
@@ -351,7 +381,9 @@ async def hover_at(client: Client, tmp_path: Path, text: str, at: types.Position
 async def test_hover_explains_keys_names_and_rule_codes(client: Client, tmp_path: Path) -> None:
     from compiler.resources import load_schema
 
-    text = BROKEN.replace("reveiw", "review").replace("[stages.review]\n", "[stages.review]  # blueprint: ignore[unknown-key]\n")
+    text = BROKEN.replace("reveiw", "review").replace(
+        "[stages.review]\n", "[stages.review]  # blueprint: ignore[unknown-key]\n"
+    )
     mode = load_schema("blueprint")["definitions"]["stage"]["properties"]["mode"]
     shown = await hover_at(client, tmp_path, text, position(text, "mode", shift=1))
     assert mode["description"] in shown and '`"fan_out"`' in shown and 'Default: `"autonomous"`' in shown
@@ -393,17 +425,20 @@ async def test_quick_fixes_replace_a_misspelt_name_and_ignore_a_rule(client: Cli
 
 async def test_ignore_joins_a_directive_or_goes_above_a_comment_or_a_string(client: Client, tmp_path: Path) -> None:
     text = BROKEN.replace(
-        'gate = { require_region_updated = "notes" }', 'gate = { require_region_updated = "nots" }  # blueprint: ignore[unknown-key]'
+        'gate = { require_region_updated = "notes" }',
+        'gate = { require_region_updated = "nots" }  # blueprint: ignore[unknown-key]',
     ).replace('name = "fixer"', 'name = "fixer"  # the agent\nshell_hint = """\ntrue"""')
     path = write(tmp_path, text)
     uri = open_document(client, path, text)
-    ignore = [a for a in await actions_at(client, uri, position(text, '"nots"', shift=1)) if a.title.startswith("Ignore")]
+    ignore = [
+        a for a in await actions_at(client, uri, position(text, '"nots"', shift=1)) if a.title.startswith("Ignore")
+    ]
     joined = apply(text, ignore[0].edit.changes[uri])
     assert "# blueprint: ignore[unknown-key, unknown-region]" in joined
-    assert [c for c, *_ in expected(path, joined)] == [
-        c for c, *_ in expected(path, text) if c != "unknown-region"
+    assert [c for c, *_ in expected(path, joined)] == [c for c, *_ in expected(path, text) if c != "unknown-region"]
+    ignore = [
+        a for a in await actions_at(client, uri, position(text, '"""')) if a.title.startswith("Ignore invalid-type")
     ]
-    ignore = [a for a in await actions_at(client, uri, position(text, '"""')) if a.title.startswith("Ignore invalid-type")]
     above = apply(text, ignore[0].edit.changes[uri])
     assert '# blueprint: ignore[invalid-type]\nshell_hint = """' in above
     assert "invalid-type" not in [c for c, *_ in expected(path, above)]
@@ -449,9 +484,13 @@ async def test_a_document_that_is_not_toml(client: Client, tmp_path: Path) -> No
     params = await published(client, uri, 1)
     assert got(params) == expected(path, text) and params.diagnostics[0].code == "toml-syntax"
     for request in (
-        client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=types.Position(line=0, character=2))),
+        client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(uri), position=types.Position(line=0, character=2))
+        ),
         client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri))),
-        client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=types.Position(line=1, character=1))),
+        client.text_document_hover_async(
+            types.HoverParams(text_document=doc(uri), position=types.Position(line=1, character=1))
+        ),
     ):
         assert await request is None
     with pytest.raises(Exception, match="does not parse"):
@@ -468,10 +507,16 @@ async def test_requests_for_closed_or_unknown_documents(client: Client, tmp_path
     await published(client, uri, where=lambda p: not p.diagnostics)  # closing clears its findings
     change(client, uri, 5, "garbage")  # a change to a closed document is ignored
     at = position(BROKEN, "reveiw")
-    assert await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at)) is None
-    assert await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=at)) is None
+    assert (
+        await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at)) is None
+    )
+    assert (
+        await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=at)) is None
+    )
     actions = await client.text_document_code_action_async(
-        types.CodeActionParams(text_document=doc(uri), range=types.Range(start=at, end=at), context=types.CodeActionContext(diagnostics=[]))
+        types.CodeActionParams(
+            text_document=doc(uri), range=types.Range(start=at, end=at), context=types.CodeActionContext(diagnostics=[])
+        )
     )
     assert actions is None
     assert not [p for p in client.published if p.uri == uri and p.version == 5]
@@ -492,9 +537,14 @@ async def test_a_change_in_the_middle_of_requests_is_seen_by_the_next_one(client
 
 async def test_a_ten_thousand_stage_document(client: Client, tmp_path: Path) -> None:
     stages = "".join(
-        f'[stages.s{i}]\nmode = "autonomous"\nmax_iterations = 5\n\n[stages.s{i}.transitions.s{i + 1}]\n\n' for i in range(9999)
+        f'[stages.s{i}]\nmode = "autonomous"\nmax_iterations = 5\n\n[stages.s{i}.transitions.s{i + 1}]\n\n'
+        for i in range(9999)
     )
-    text = '[agent]\nname = "big"\n\n' + stages + '[stages.s9999]\nmode = "output"\nmax_iterations = 5\n\n[stages.s9999.transitions]\n'
+    text = (
+        '[agent]\nname = "big"\n\n'
+        + stages
+        + '[stages.s9999]\nmode = "output"\nmax_iterations = 5\n\n[stages.s9999.transitions]\n'
+    )
     path = write(tmp_path, text)
     uri = open_document(client, path, text)
     params = await published(client, uri, 1, timeout=60)

@@ -96,7 +96,11 @@ def test_the_editors_md_story_in_neovim(tmp_path: Path) -> None:
     drive = ROOT / "tests" / "neovim" / "drive.lua"
     done = subprocess.run(
         [NVIM, "--headless", "-n", "-i", "NONE", "-u", str(init), "-c", f"luafile {drive}"],
-        capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=tmp_path,
     )
     assert result.exists(), f"Neovim wrote no result (exit {done.returncode}): {done.stderr[-2000:]}"
     seen = json.loads(result.read_text(encoding="utf-8"))

@@ -21,8 +21,34 @@ from tests.lsp_client import CONFIG, SERVER, Client, initialize, open_document, 
 BASE = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
 #: What random edits insert: TOML punctuation, names, quotes, astral and combining characters,
 #: line breaks of every kind LSP knows.
-PIECES = ["[", "]", "{", "}", '"', "'", "=", ",", ".", "#", " ", "\n", "\r\n", "\r", "🦀", "é", "\u2028",
-          "stages", "review", "gate", "mode", '"""', "x = 1\n", "[stages.new]\n", "# blueprint: ignore[", "\t"]
+PIECES = [
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    "'",
+    "=",
+    ",",
+    ".",
+    "#",
+    " ",
+    "\n",
+    "\r\n",
+    "\r",
+    "🦀",
+    "é",
+    "\u2028",
+    "stages",
+    "review",
+    "gate",
+    "mode",
+    '"""',
+    "x = 1\n",
+    "[stages.new]\n",
+    "# blueprint: ignore[",
+    "\t",
+]
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -62,7 +88,8 @@ async def test_a_random_edit_session_never_crashes_and_ends_in_sync(client: Clie
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 content_changes=[
                     types.TextDocumentContentChangePartial(
-                        range=types.Range(start=_utf16_position(text, start), end=_utf16_position(text, end)), text=insert
+                        range=types.Range(start=_utf16_position(text, start), end=_utf16_position(text, end)),
+                        text=insert,
                     )
                 ],
             )
@@ -80,11 +107,15 @@ async def test_a_random_edit_session_never_crashes_and_ends_in_sync(client: Clie
         elif request == "symbols":
             await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=ident))
         elif request == "highlight":
-            await client.text_document_document_highlight_async(types.DocumentHighlightParams(text_document=ident, position=at))
+            await client.text_document_document_highlight_async(
+                types.DocumentHighlightParams(text_document=ident, position=at)
+            )
         else:
             await client.text_document_code_action_async(
                 types.CodeActionParams(
-                    text_document=ident, range=types.Range(start=at, end=at), context=types.CodeActionContext(diagnostics=[])
+                    text_document=ident,
+                    range=types.Range(start=at, end=at),
+                    context=types.CodeActionContext(diagnostics=[]),
                 )
             )
     final = await published(client, uri, 201)
@@ -116,10 +147,17 @@ def test_malformed_messages_are_survived() -> None:
         b"{this is not json",
         {"jsonrpc": "2.0", "id": 2, "method": "no/suchMethod", "params": {}},
         {"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"position": "nowhere"}},
-        {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": "file:///nope", "version": 2},
-                                                                          "contentChanges": [{"text": "x"}]}},
-        {"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover",
-         "params": {"textDocument": {"uri": "file:///nope"}, "position": {"line": 0, "character": 0}}},
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": "file:///nope", "version": 2}, "contentChanges": [{"text": "x"}]},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": "file:///nope"}, "position": {"line": 0, "character": 0}},
+        },
         {"jsonrpc": "2.0", "id": 5, "method": "shutdown"},
         {"jsonrpc": "2.0", "method": "exit"},
     ]

@@ -64,12 +64,25 @@ def test_offsets_and_positions_round_trip(text: str, data: st.DataObject) -> Non
     [
         ("[stages.plan]\nmo", "key", ("stages", "plan"), "mo"),
         ('[stages.plan]\nmode = "aut', "value", ("stages", "plan", "mode"), "aut"),
-        ('[stages.p]\navailable_tools = [\n  "read_file",\n  "ed', "value", ("stages", "p", "available_tools", 1), "ed"),
-        ('[stages.p.transitions.q]\ngate = { require_regions = ["a", "', "value",
-         ("stages", "p", "transitions", "q", "gate", "require_regions", 1), ""),
+        (
+            '[stages.p]\navailable_tools = [\n  "read_file",\n  "ed',
+            "value",
+            ("stages", "p", "available_tools", 1),
+            "ed",
+        ),
+        (
+            '[stages.p.transitions.q]\ngate = { require_regions = ["a", "',
+            "value",
+            ("stages", "p", "transitions", "q", "gate", "require_regions", 1),
+            "",
+        ),
         ("[stages.pl", "header", ("stages",), "pl"),
-        ('[[transforms]]\n[[transforms]]\n[[transforms.mappings]]\nto_region = "', "value",
-         ("transforms", 1, "mappings", 0, "to_region"), ""),
+        (
+            '[[transforms]]\n[[transforms]]\n[[transforms.mappings]]\nto_region = "',
+            "value",
+            ("transforms", 1, "mappings", 0, "to_region"),
+            "",
+        ),
         ('[stages.p]\nsystem_prompt = """\n[not.a.header]\n"""\nmax_', "key", ("stages", "p"), "max_"),
         ("x = 1  # blueprint: ignore[unk", "comment", (), ""),
     ],
@@ -80,7 +93,9 @@ def test_the_cursor_scanner_reads_half_typed_text(text: str, where: str, path: t
 
 
 def test_every_key_index_keeps_each_occurrence_of_a_key() -> None:
-    text = '[stages.plan]\nmode = "x"\n[stages.plan.transitions.review]\n[stages . "plan" . context]\na.b = 1\na.c = 2\n'
+    text = (
+        '[stages.plan]\nmode = "x"\n[stages.plan.transitions.review]\n[stages . "plan" . context]\na.b = 1\na.c = 2\n'
+    )
     index = PositionIndex(text, every_key=True)
     assert [s.line for s in index.key_spans(("stages", "plan"))] == [1, 3, 4]
     assert [s.line for s in index.key_spans(("stages", "plan", "context", "a"))] == [5, 6]

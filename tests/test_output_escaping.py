@@ -56,7 +56,9 @@ EVERYTHING = "".join(PIECES)
 
 #: The report's own colours (compiler.render.text): the only ESC allowed in coloured output.
 OWN_SGR = re.compile(r"\x1b\[(?:0|1|2|1;3[1-6])m")
-ANNOTATION = re.compile(r"::(error|warning|notice) (file=[^:,]*(?:,(?:line|endLine|col|endColumn)=\d+)*,title=[^:,]*)::(.*)")
+ANNOTATION = re.compile(
+    r"::(error|warning|notice) (file=[^:,]*(?:,(?:line|endLine|col|endColumn)=\d+)*,title=[^:,]*)::(.*)"
+)
 
 BLUEPRINT = """\
 [agent]
@@ -112,10 +114,16 @@ def hostile_scenarios(name: str) -> str:
 def hostile_events(name: str) -> str:
     """A Claude stream whose text, tool name and path carry `name`, and a native event."""
     lines = [
-        {"type": "assistant", "message": {"id": "m1", "content": [
-            {"type": "text", "text": "text " + name},
-            {"type": "tool_use", "id": "t1", "name": "tool " + name, "input": {"file_path": "path " + name}},
-        ]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "content": [
+                    {"type": "text", "text": "text " + name},
+                    {"type": "tool_use", "id": "t1", "name": "tool " + name, "input": {"file_path": "path " + name}},
+                ],
+            },
+        },
         {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": name}]}},
         {"event": "region", "region": "region " + name, "hash": name, "entries": 1, "open_items": [[name, name]]},
         {"type": "assistant", "message": {"id": "m2", "content": [{"type": "text", "text": "done " + name}]}},
@@ -277,8 +285,16 @@ def test_visible_leaves_nothing_unsafe_is_idempotent_and_keeps_safe_text(text: s
 
 @pytest.mark.parametrize(
     "text, shown",
-    [("a\nb", "a␊b"), ("\x1b[2J", "␛[2J"), ("\x00\x07\x7f", "␀␇␡"), ("\x85", "\\u0085"), ("\u2028", "\\u2028"),
-     ("\u202e", "\\u202e"), ("tab\there", "tab␉here"), ("é 日本 🙂", "é 日本 🙂")],
+    [
+        ("a\nb", "a␊b"),
+        ("\x1b[2J", "␛[2J"),
+        ("\x00\x07\x7f", "␀␇␡"),
+        ("\x85", "\\u0085"),
+        ("\u2028", "\\u2028"),
+        ("\u202e", "\\u202e"),
+        ("tab\there", "tab␉here"),
+        ("é 日本 🙂", "é 日本 🙂"),
+    ],
 )
 def test_visible_shows_each_kind_of_control(text: str, shown: str) -> None:
     assert visible(text) == shown

@@ -168,26 +168,26 @@ def test_conformance_positions(path: Path) -> None:
 
 
 TRICKY = {
-    "quoted-and-dotted": '''
+    "quoted-and-dotted": """
 "quoted key" = 1
 'single.quoted' = 2
 a . b . "c.d" = 3
 "esc\\u00e9aped" = 4
 [ "spaced" . 'header' ]
 x = 5
-''',
-    "unicode": '''
+""",
+    "unicode": """
 [stages."étape-1"]
 "描述" = "un café ☕"
 mode = "autonomous" # après
-''',
-    "inline-and-arrays": '''
+""",
+    "inline-and-arrays": """
 model = { models = [{ provider = "a", model = "b" }, { provider = "c" }] }
 nested = [[1, 2], [3, [4, 5]], []]
 empty = {}
 t = { a.b = 1, c = { d = [ { e = "f" } ] } }
-''',
-    "arrays-of-tables": '''
+""",
+    "arrays-of-tables": """
 [[fruits]]
 name = "apple"
 [fruits.physical]
@@ -200,7 +200,7 @@ name = "granny smith"
 name = "banana"
 [[fruits.varieties]]
 name = "plantain"
-''',
+""",
     "multi-line-strings": """
 a = \"\"\"
 line one
@@ -212,7 +212,7 @@ c = \"\"\"ends with quotes\"\"\"\"\"
 d = '''five''''' # trailing comment
 e = "after"
 """,
-    "multi-line-array": '''
+    "multi-line-array": """
 tools = [
   "read_file",  # why
   # a comment line
@@ -220,16 +220,16 @@ tools = [
 ]
 dates = [1979-05-27 07:32:00Z, 1979-05-27T07:32:00-07:00, 07:32:00, 1979-05-27]
 numbers = [+1_000, 0x1f, 0o17, 0b101, 3.14e+2, inf, -nan, true]
-''',
+""",
     "crlf": '[agent]\r\nname = "x"\r\n[stages.a]\r\nmode = "output"\r\n',
-    "super-table-after-child": '''
+    "super-table-after-child": """
 [stages.a.transitions.b]
 hint = "x"
 [stages]
 note = 1
 [stages.a]
 mode = "autonomous"
-''',
+""",
 }
 
 

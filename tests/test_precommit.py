@@ -124,9 +124,7 @@ def test_the_entry_runs_as_pre_commit_runs_it(hook: dict, tmp_path: Path) -> Non
     (tmp_path / "agents" / "bad.leviath").write_text(BAD, encoding="utf-8")
 
     def run(*files: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [executable, *args, *files], cwd=tmp_path, capture_output=True, text=True, timeout=120
-        )
+        return subprocess.run([executable, *args, *files], cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
     good = run("agents/good.leviath")
     assert good.returncode == 0, good.stdout + good.stderr
@@ -200,8 +198,18 @@ def test_the_scenario_hook_entry_passes_and_fails(tmp_path: Path) -> None:
 
 #: What a checkout holds that is not the project: never copied into the hook repository.
 _NOT_PROJECT = shutil.ignore_patterns(
-    ".git", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache", ".hypothesis", ".ruff_cache",
-    ".mypy_cache", ".venv", "venv", "build", "dist",
+    ".git",
+    "__pycache__",
+    "*.pyc",
+    "*.egg-info",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
 )
 
 
@@ -217,7 +225,11 @@ def _git_env() -> dict[str, str]:
 def _git(*args: str, cwd: Path) -> None:
     subprocess.run(
         ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
-        cwd=cwd, env=_git_env(), check=True, capture_output=True, timeout=120,
+        cwd=cwd,
+        env=_git_env(),
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
 
 

@@ -69,7 +69,9 @@ def test_a_clean_report_is_only_the_summary(tmp_path: Path) -> None:
 
 
 def test_the_rule_line_links_the_configured_docs(blueprint: str) -> None:
-    Path("blueprint.toml").write_text('rule-docs-url = "https://docs.example.org/rules/{code}.html"\n', encoding="utf-8")
+    Path("blueprint.toml").write_text(
+        'rule-docs-url = "https://docs.example.org/rules/{code}.html"\n', encoding="utf-8"
+    )
     result = validate(blueprint)
     assert (
         "A rule's rationale, example and fix: `blueprint rule stage-missing-mode` "
@@ -85,7 +87,10 @@ def test_json_carries_fixable_and_edits_that_fix_the_finding(blueprint: str) -> 
     assert {d["code"] for d in findings if d["fixable"]} == FIXABLE_CODES
     assert all(d["fix_edits"] == [] for d in findings if not d["fixable"])
     for finding in (d for d in findings if d["fixable"]):
-        edits = [TextEdit(Span(e["line"], e["column"], e["end_line"], e["end_column"]), e["new_text"]) for e in finding["fix_edits"]]
+        edits = [
+            TextEdit(Span(e["line"], e["column"], e["end_line"], e["end_column"]), e["new_text"])
+            for e in finding["fix_edits"]
+        ]
         after = validate_text(apply_edits(FIXABLE, edits), "f.leviath")
         codes = [d.code for d in after.diagnostics]
         assert codes.count(finding["code"]) == [d["code"] for d in findings].count(finding["code"]) - 1
@@ -105,7 +110,9 @@ def test_sarif_has_fixes_and_a_help_uri_once_configured(blueprint: str) -> None:
     assert change["artifactLocation"]["uri"] == "f.leviath"
     (replacement,) = change["replacements"]
     region = replacement["deletedRegion"]
-    assert region["startColumn"] == region["endColumn"] and 'mode = "autonomous"' in replacement["insertedContent"]["text"]
+    assert (
+        region["startColumn"] == region["endColumn"] and 'mode = "autonomous"' in replacement["insertedContent"]["text"]
+    )
     assert all("helpUri" not in rule for rule in run["tool"]["driver"]["rules"])
 
     Path("blueprint.toml").write_text('rule-docs-url = "https://docs.example.org/rules/{code}"\n', encoding="utf-8")
@@ -129,8 +136,12 @@ def test_concise_is_one_line_per_finding(blueprint: str, tmp_path: Path) -> None
     assert lines[-2:] == ["Checked 1 file: 0 errors, 4 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
     assert "\x1b" not in validate(blueprint, "--format", "concise", "--color", "always").stdout
     odd = tmp_path / "odd.leviath"
-    odd.write_text('[agent]\nname = "x"\n[stages."a\\nb"]\nmode = "output"\n[stages."a\\nb".transitions]\n', encoding="utf-8")
-    odd_lines = [line for line in validate(str(odd), "--format", "concise").stdout.splitlines() if line.startswith(str(odd))]
+    odd.write_text(
+        '[agent]\nname = "x"\n[stages."a\\nb"]\nmode = "output"\n[stages."a\\nb".transitions]\n', encoding="utf-8"
+    )
+    odd_lines = [
+        line for line in validate(str(odd), "--format", "concise").stdout.splitlines() if line.startswith(str(odd))
+    ]
     assert odd_lines and all(pattern.match(line) for line in odd_lines) and any("\u2424" in line for line in odd_lines)
 
 

@@ -11,7 +11,11 @@ DOCS = ROOT / "docs" / "rules"
 
 def test_generated_rule_docs_are_current() -> None:
     pages = render_pages()
-    stale = [name for name, content in pages.items() if not (DOCS / name).exists() or (DOCS / name).read_text(encoding="utf-8") != content]
+    stale = [
+        name
+        for name, content in pages.items()
+        if not (DOCS / name).exists() or (DOCS / name).read_text(encoding="utf-8") != content
+    ]
     extra = [p.name for p in DOCS.glob("*.md") if p.name not in pages]
     assert not stale and not extra, (
         f"docs/rules is stale (changed: {stale}, removed rules: {extra}); "

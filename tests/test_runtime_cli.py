@@ -37,7 +37,12 @@ def test_json_output_carries_every_step_and_the_result():
     assert document["skipped_lines"] == 1 and document["skipped_line_numbers"] == [14]
     kinds = [a["action"] for step in document["steps"] for a in step["actions"]]
     assert kinds.count("take_edge") == 5 and kinds.count("ask_route") == 1 and kinds[-1] == "complete"
-    edges = [(a["source"], a["target"], a["condition"]) for s in document["steps"] for a in s["actions"] if a["action"] == "take_edge"]
+    edges = [
+        (a["source"], a["target"], a["condition"])
+        for s in document["steps"]
+        for a in s["actions"]
+        if a["action"] == "take_edge"
+    ]
     assert edges[1] == ("implement", "reassess", "stuck")
 
 
@@ -72,7 +77,7 @@ def test_usage_and_io_errors_exit_2(tmp_path):
     assert invoke(str(BLUEPRINT), "--events", str(EVENTS), "--format", "xml").exit_code == 2
 
 
-LOOPING = '''[agent]
+LOOPING = """[agent]
 name = "loop"
 [agent.nudge]
 enabled = false
@@ -84,7 +89,7 @@ available_tools = ["read_file"]
 mode = "autonomous"
 model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }
 max_iterations = 5
-'''
+"""
 
 
 def test_the_default_iteration_cap_comes_from_the_configuration_and_the_flag(tmp_path):

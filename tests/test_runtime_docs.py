@@ -28,7 +28,6 @@ def test_the_documented_host_loop_runs_to_completion(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("complete")
 
 
-
 # --- every Python example of the library's docs runs as written --------------------------------
 
 ROOT = DOC.parent.parent

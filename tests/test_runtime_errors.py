@@ -84,7 +84,7 @@ def test_s14_the_iteration_cap_takes_the_max_iterations_edge():
 
 
 def test_s14_without_the_edge_the_cap_falls_through_with_the_note():
-    d = Driver("[stages.a]\nmax_iterations = 3\navailable_tools = [\"read_file\"]\n[stages.b]\n")
+    d = Driver('[stages.a]\nmax_iterations = 3\navailable_tools = ["read_file"]\n[stages.b]\n')
     for _ in range(3):
         d.C("read_file")
     assert d.edges() == [("a", "b", "fall_through")] and d.flags.max_iterations_hit == 1
@@ -115,7 +115,9 @@ def test_s14_the_default_cap_is_a_run_option_and_0_means_none():
     for _ in range(60):
         d.C("read_file")
     assert d.flags.max_iterations_hit == 0 and d.inference.turn == 61
-    d = Driver('[stages.a]\navailable_tools = ["read_file"]\nmax_iterations = 9\n[stages.b]\n', default_max_iterations=2)
+    d = Driver(
+        '[stages.a]\navailable_tools = ["read_file"]\nmax_iterations = 9\n[stages.b]\n', default_max_iterations=2
+    )
     for _ in range(9):
         d.C("read_file")
     assert d.stage == "b" and d.flags.max_iterations_hit == 1  # a stage's own cap wins

@@ -39,7 +39,11 @@ def test_a_merge_stage_that_is_a_fan_out_stage_is_never_asked_to_fan_out():
 
 
 def test_the_merge_stage_keeps_the_re_run_counters_and_starts_its_own_progress():
-    d = Driver(CHAINED_FAN_OUTS.replace('worker_agent = "helper"\nmerge_stage', 'worker_agent = "helper"\nmax_attempts = 5\nmerge_stage'))
+    d = Driver(
+        CHAINED_FAN_OUTS.replace(
+            'worker_agent = "helper"\nmerge_stage', 'worker_agent = "helper"\nmax_attempts = 5\nmerge_stage'
+        )
+    )
     d.T()
     d.T()
     assert d.stage == "split" and d.visit.fan_out_rounds == 2 and d.visit.iterations == 2
@@ -126,7 +130,12 @@ def test_an_error_after_the_points_are_answered_takes_the_error_edge():
     d.T()
     d.feed(InteractionAnswered(answer="Approve", now=d.tick()))
     assert d.stage == "build"
-    d = Driver(REVIEWED.replace("[stages.plan.transitions.build]", "[stages.plan.transitions.build]\n[stages.plan.transitions.other]") + "[stages.other]\ntransitions = {}\n")
+    d = Driver(
+        REVIEWED.replace(
+            "[stages.plan.transitions.build]", "[stages.plan.transitions.build]\n[stages.plan.transitions.other]"
+        )
+        + "[stages.other]\ntransitions = {}\n"
+    )
     d.region("plan", 1)
     d.T()
     d.feed(InteractionAnswered(answer="Approve", now=d.tick()))

@@ -35,7 +35,7 @@ def test_s32_an_answer_landing_on_a_paused_run_waits_for_the_resume():
 
 
 def test_s32_a_paused_reply_resolves_after_resume():
-    d = Driver('[stages.a.transitions.b]\n[stages.b]\n')
+    d = Driver("[stages.a.transitions.b]\n[stages.b]\n")
     d.feed(Paused())
     d.T()
     assert d.stage == "a" and d.state.iteration == 0

@@ -32,7 +32,10 @@ def test_claude_code_messages_become_inferences_with_outcomes():
             assistant("m1", {"type": "text", "text": "Let me write it."}),
             assistant("m1", tool_use("t1", "Write", file_path="/w/a.py", content="x")),
             assistant("m1", tool_use("t2", "Edit", file_path="/w/b.py")),
-            results(("t1", "File created", {}), ("t2", [{"type": "text", "text": "[denied] not allowed"}], {"is_error": True})),
+            results(
+                ("t1", "File created", {}),
+                ("t2", [{"type": "text", "text": "[denied] not allowed"}], {"is_error": True}),
+            ),
             assistant("m2", {"type": "text", "text": "All done."}),
             {"type": "result", "subtype": "success", "is_error": False, "result": "All done."},
         )
@@ -57,8 +60,16 @@ def test_streaming_api_events_are_assembled_and_the_final_message_not_read_twice
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Edit"}},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ing."}},
         {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t1", "name": "edit_file", "input": {}}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '{"path": "x'}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "t1", "name": "edit_file", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"path": "x'},
+        },
         {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '.py"}'}},
         {"type": "content_block_stop", "index": 1},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
@@ -130,7 +141,9 @@ def test_native_region_events_do_not_cut_a_tool_turn_short():
 
 def test_timestamps_and_now():
     reader = StreamReader()
-    out = reader.feed({"type": "assistant", "message": {"id": "a", "content": "hi"}, "timestamp": "2026-01-01T00:00:10Z"})
+    out = reader.feed(
+        {"type": "assistant", "message": {"id": "a", "content": "hi"}, "timestamp": "2026-01-01T00:00:10Z"}
+    )
     out += reader.feed({"type": "assistant", "message": {"id": "b", "content": "hi"}, "now": 99})
     out += reader.finish()
     assert [e.now for e in out] == [1767225610.0, 99]

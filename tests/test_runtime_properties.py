@@ -80,7 +80,9 @@ def blueprints(draw) -> Blueprint:
     names = NAMES[: draw(st.integers(1, len(NAMES)))]
     stages = []
     for name in names:
-        mode = draw(st.sampled_from(["autonomous", "autonomous", "autonomous", "output", "interactive_points", "fan_out"]))
+        mode = draw(
+            st.sampled_from(["autonomous", "autonomous", "autonomous", "output", "interactive_points", "fan_out"])
+        )
         tools = tuple(draw(st.lists(st.sampled_from(TOOLS), unique=True, max_size=4)))
         if draw(st.booleans()) and "write_file" not in tools:
             tools += ("write_file",)
@@ -93,7 +95,8 @@ def blueprints(draw) -> Blueprint:
                 name=name,
                 mode=mode,
                 model=ModelConfig(entries=(ModelEntry("p1", "m1"), ModelEntry("p2", "m2"))[: draw(st.integers(1, 2))]),
-                available_tools=tools + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
+                available_tools=tools
+                + (("submit_output",) if mode == "output" and "submit_output" not in tools else ()),
                 max_iterations=draw(st.sampled_from([None, 0, 1, 2, 4])),
                 max_revisits=draw(st.sampled_from([None, 0, 1, 2])),
                 allow_complete=draw(st.booleans()) or mode == "output",
@@ -151,8 +154,14 @@ def calls():
 def any_event():
     replies = st.sampled_from(NAMES + ["DONE", "done\nnot really", "nonsense", "go to s1 please", ""])
     return st.one_of(
-        st.builds(InferenceFinished, text=st.sampled_from(["", "ok", "s2"]), tool_calls=st.lists(calls(), max_size=3).map(tuple)),
-        st.builds(InferenceFailed, message=st.just("boom"), kind=st.sampled_from(["error", "credits", "auth", "unreachable"])),
+        st.builds(
+            InferenceFinished,
+            text=st.sampled_from(["", "ok", "s2"]),
+            tool_calls=st.lists(calls(), max_size=3).map(tuple),
+        ),
+        st.builds(
+            InferenceFailed, message=st.just("boom"), kind=st.sampled_from(["error", "credits", "auth", "unreachable"])
+        ),
         st.builds(RoutingAnswer, reply=replies),
         st.builds(
             RegionChanged,
@@ -165,7 +174,11 @@ def any_event():
         st.builds(ChildStarted, child=st.sampled_from(["c1", "c2"])),
         st.builds(ChildFinished, child=st.sampled_from(["c1", "c2"])),
         st.builds(WorkersFinished, completed=st.integers(0, 2), failed=st.integers(0, 1)),
-        st.builds(InteractionAnswered, answer=st.sampled_from([None, "", "Approve", "Revise", "Edit", "Abort"]), edited=st.sampled_from([None, "new"])),
+        st.builds(
+            InteractionAnswered,
+            answer=st.sampled_from([None, "", "Approve", "Revise", "Edit", "Abort"]),
+            edited=st.sampled_from([None, "new"]),
+        ),
         st.builds(Paused),
         st.builds(Resumed),
         st.builds(WorkspaceLost),
@@ -178,8 +191,13 @@ def fitting_event(state: RunState):
     if state.status == "paused":
         return st.builds(Resumed)
     replies = st.sampled_from(NAMES + ["next", "other", "DONE", "nonsense", "go to s1 please"])
-    region = st.builds(RegionChanged, region=st.sampled_from(["plan", "todos", "notes"]), hash=st.sampled_from(["h1", "h2"]),
-                       entries=st.integers(0, 3), open_items=st.sampled_from([(), (("1", "x"),)]))
+    region = st.builds(
+        RegionChanged,
+        region=st.sampled_from(["plan", "todos", "notes"]),
+        hash=st.sampled_from(["h1", "h2"]),
+        entries=st.integers(0, 3),
+        open_items=st.sampled_from([(), (("1", "x"),)]),
+    )
     by_phase = {
         "infer": st.one_of(
             st.builds(InferenceFinished, text=st.just("done")),
@@ -189,7 +207,11 @@ def fitting_event(state: RunState):
             region,
         ),
         "route": st.builds(RoutingAnswer, reply=replies),
-        "interact": st.builds(InteractionAnswered, answer=st.sampled_from(["Approve", "Approve", "Revise", "Edit", "", None]), edited=st.sampled_from([None, "new"])),
+        "interact": st.builds(
+            InteractionAnswered,
+            answer=st.sampled_from(["Approve", "Approve", "Revise", "Edit", "", None]),
+            edited=st.sampled_from([None, "new"]),
+        ),
         "children": st.builds(ChildFinished, child=st.sampled_from(["c1", "c2"])),
         "workers": st.builds(WorkersFinished, completed=st.integers(0, 2), failed=st.integers(0, 1)),
     }
@@ -247,7 +269,12 @@ def test_resuming_from_json_at_any_step_changes_nothing_and_budgets_hold(ir, dat
 
 
 @SETTINGS
-@given(st.lists(st.one_of(st.text(max_size=40), st.builds(str, st.dictionaries(st.text(max_size=8), st.integers()))), max_size=20))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=40), st.builds(str, st.dictionaries(st.text(max_size=8), st.integers()))),
+        max_size=20,
+    )
+)
 def test_the_stream_reader_never_fails(lines):
     _, skipped = read_events(lines)
     assert skipped <= len(lines)
@@ -257,18 +284,74 @@ def test_the_stream_reader_never_fails(lines):
 @given(
     st.lists(
         st.fixed_dictionaries(
-            {"type": st.sampled_from(["assistant", "user", "tool_use", "tool_result", "message_start", "content_block_start",
-                                      "content_block_delta", "content_block_stop", "message_stop", "error", "result", "stream_event"])},
+            {
+                "type": st.sampled_from(
+                    [
+                        "assistant",
+                        "user",
+                        "tool_use",
+                        "tool_result",
+                        "message_start",
+                        "content_block_start",
+                        "content_block_delta",
+                        "content_block_stop",
+                        "message_stop",
+                        "error",
+                        "result",
+                        "stream_event",
+                    ]
+                )
+            },
             optional={
-                "message": st.one_of(st.none(), st.integers(), st.fixed_dictionaries({}, optional={"id": st.sampled_from(["m1", "m2", 3]), "content": st.one_of(st.text(max_size=5), st.lists(st.dictionaries(st.sampled_from(["type", "text", "name", "id", "input", "tool_use_id", "content"]), st.one_of(st.sampled_from(["text", "tool_use", "tool_result", "t1", "Write"]), st.integers(), st.none()), max_size=4), max_size=3))})),
+                "message": st.one_of(
+                    st.none(),
+                    st.integers(),
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "id": st.sampled_from(["m1", "m2", 3]),
+                            "content": st.one_of(
+                                st.text(max_size=5),
+                                st.lists(
+                                    st.dictionaries(
+                                        st.sampled_from(
+                                            ["type", "text", "name", "id", "input", "tool_use_id", "content"]
+                                        ),
+                                        st.one_of(
+                                            st.sampled_from(["text", "tool_use", "tool_result", "t1", "Write"]),
+                                            st.integers(),
+                                            st.none(),
+                                        ),
+                                        max_size=4,
+                                    ),
+                                    max_size=3,
+                                ),
+                            ),
+                        },
+                    ),
+                ),
                 "index": st.one_of(st.integers(0, 2), st.text(max_size=2)),
-                "content_block": st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "name", "id", "text"]), st.sampled_from(["text", "tool_use", "Edit", "t1"]))),
-                "delta": st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "text", "partial_json"]), st.sampled_from(["text_delta", "input_json_delta", "{\"pa", "th\": 1}"]))),
+                "content_block": st.one_of(
+                    st.none(),
+                    st.dictionaries(
+                        st.sampled_from(["type", "name", "id", "text"]),
+                        st.sampled_from(["text", "tool_use", "Edit", "t1"]),
+                    ),
+                ),
+                "delta": st.one_of(
+                    st.none(),
+                    st.dictionaries(
+                        st.sampled_from(["type", "text", "partial_json"]),
+                        st.sampled_from(["text_delta", "input_json_delta", '{"pa', 'th": 1}']),
+                    ),
+                ),
                 "name": st.one_of(st.sampled_from(["Write", "edit_file"]), st.integers()),
                 "id": st.sampled_from(["t1", "t2"]),
                 "tool_use_id": st.sampled_from(["t1", "t2"]),
                 "is_error": st.booleans(),
-                "event": st.one_of(st.none(), st.dictionaries(st.just("type"), st.sampled_from(["message_stop", "error"]))),
+                "event": st.one_of(
+                    st.none(), st.dictionaries(st.just("type"), st.sampled_from(["message_stop", "error"]))
+                ),
             },
         ),
         max_size=25,

@@ -23,10 +23,20 @@ PLANNING = ["plan", "implement"]
 
 CASES = [
     # (reply, offered, allow_done, expected, why)
-    ("Let me think about the implementation work.\nreview \u2014 definitely now", WORK, False, "review",
-     "the last line has 3 words (the dash is no word), so it is read"),
-    ("Thinking about the next step here.\nI-will-pick-review", WORK, False, "implement",
-     "hyphens split words: the last line has 4, so only the first line is read; fallback"),
+    (
+        "Let me think about the implementation work.\nreview \u2014 definitely now",
+        WORK,
+        False,
+        "review",
+        "the last line has 3 words (the dash is no word), so it is read",
+    ),
+    (
+        "Thinking about the next step here.\nI-will-pick-review",
+        WORK,
+        False,
+        "implement",
+        "hyphens split words: the last line has 4, so only the first line is read; fallback",
+    ),
     ("review.", WORK, False, "review", "punctuation ends a word"),
     ("**Review**", WORK, False, "review", "markdown around the name; ASCII case folded"),
     ("`implement`", WORK, False, "implement", "backticks are no part of a word"),
@@ -34,22 +44,42 @@ CASES = [
     ("implement-review", WORK, False, "implement", "the first word that names a stage wins"),
     ("review, or implement?", WORK, False, "review", "several names: the first in the line"),
     ("review\n\nimplement", WORK, False, "review", "the first line is read before the last"),
-    ("I looked at everything carefully.\n\nimplement", ["review", "implement"], False, "implement",
-     "nothing in the first line; the short last line decides"),
+    (
+        "I looked at everything carefully.\n\nimplement",
+        ["review", "implement"],
+        False,
+        "implement",
+        "nothing in the first line; the short last line decides",
+    ),
     ("Long analysis here.\ngo to review", ["plan", "review"], False, "review", "a 3-word last line is read"),
-    ("Long analysis here.\nnow we go to review", ["plan", "review"], False, "plan",
-     "a 5-word last line is prose: fallback to the first offered"),
+    (
+        "Long analysis here.\nnow we go to review",
+        ["plan", "review"],
+        False,
+        "plan",
+        "a 5-word last line is prose: fallback to the first offered",
+    ),
     ("Reviewing is next", WORK, False, "implement", "'reviewing' is not the word 'review'"),
     ("review2", WORK, False, "implement", "digits belong to the word"),
     ("review\u00b2", WORK, False, "implement", "a superscript two is a number (No): part of the word"),
-    ("review\u0345", WORK, False, "implement",
-     "U+0345 is Alphabetic (Other_Alphabetic), so it glues to the word; Python's isalnum says no"),
+    (
+        "review\u0345",
+        WORK,
+        False,
+        "implement",
+        "U+0345 is Alphabetic (Other_Alphabetic), so it glues to the word; Python's isalnum says no",
+    ),
     ("review\u24b6", WORK, False, "implement", "a circled letter is Alphabetic: one word"),
     ("review\u093e", WORK, False, "implement", "a Devanagari vowel sign is Alphabetic: one word"),
     ("review\u0301", WORK, False, "review", "U+0301 (combining acute) is not Alphabetic: it ends the word"),
     ("review\u200dnow", WORK, False, "review", "a zero-width joiner is no letter: it splits"),
-    ("\uff32\uff25\uff36\uff29\uff25\uff37", WORK, False, "implement",
-     "fullwidth letters are letters, but only ASCII case is folded: no match"),
+    (
+        "\uff32\uff25\uff36\uff29\uff25\uff37",
+        WORK,
+        False,
+        "implement",
+        "fullwidth letters are letters, but only ASCII case is folded: no match",
+    ),
     ("\u00c9TAPE", ["plan", "\u00e9tape"], False, "plan", "\u00c9 and \u00e9 differ beyond ASCII: no match"),
     ("\u00e9tape", ["plan", "\u00e9tape"], False, "\u00e9tape", "a non-ASCII name matches itself"),
     ("REVIEW", ["plan", "Review"], False, "Review", "a capitalised stage name, matched in any ASCII case"),
@@ -64,17 +94,37 @@ CASES = [
     ("review, then DONE", WORK, True, "review", "the stage name comes first on the line"),
     ("I'm done with the review", WORK, True, DONE, "done anywhere on the first line, before the name"),
     ("done\nreview", WORK, False, "review", "done not allowed; the short last line names review"),
-    ("DONE\n\nThe approved plan is now fully implemented", ["review", "plan"], False, "review",
-     "DONE ignored, and the 7-word last line is never read"),
-    ("The implementation follows the plan.\n\nAPPROVED.", ["implement", "error_recovery"], True, DONE,
-     "nothing matches: DONE, since it is allowed"),
+    (
+        "DONE\n\nThe approved plan is now fully implemented",
+        ["review", "plan"],
+        False,
+        "review",
+        "DONE ignored, and the 7-word last line is never read",
+    ),
+    (
+        "The implementation follows the plan.\n\nAPPROVED.",
+        ["implement", "error_recovery"],
+        True,
+        DONE,
+        "nothing matches: DONE, since it is allowed",
+    ),
     ("", WORK, False, "implement", "an empty answer: fallback"),
     (" \n\t\n\u3000\n", WORK, True, DONE, "only White_Space lines: nothing read; DONE allowed"),
     ("Nothing decided yet\r\nimplement\r\n", PLANNING, False, "implement", "CRLF line ends are trimmed"),
-    ("Nothing decided yet\nmore prose that runs on for a while\u2028implement", PLANNING, False, "plan",
-     "U+2028 does not end a line: the last line has 9 words and is not read"),
-    ("Nothing decided yet\n\x1cimplement\x1c", PLANNING, False, "implement",
-     "\\x1c is not trimmed, but it is no word character either"),
+    (
+        "Nothing decided yet\nmore prose that runs on for a while\u2028implement",
+        PLANNING,
+        False,
+        "plan",
+        "U+2028 does not end a line: the last line has 9 words and is not read",
+    ),
+    (
+        "Nothing decided yet\n\x1cimplement\x1c",
+        PLANNING,
+        False,
+        "implement",
+        "\\x1c is not trimmed, but it is no word character either",
+    ),
     ("plan\u00a0", PLANNING, False, "plan", "a no-break space is trimmed"),
 ]
 
@@ -89,7 +139,9 @@ def test_the_table_covers_the_tricky_kinds():
     replies = [case[0] for case in CASES]
     assert any("-" in r for r in replies) and any("DONE" in r or "done" in r.lower() for r in replies)
     assert any(not r.isascii() for r in replies) and any("\n\n" in r for r in replies)
-    assert any(len(words(r)) >= 2 and sum(w.lower() in case[1] for w in words(r)) >= 2 for r, case in zip(replies, CASES))
+    assert any(
+        len(words(r)) >= 2 and sum(w.lower() in case[1] for w in words(r)) >= 2 for r, case in zip(replies, CASES)
+    )
 
 
 def test_no_answer_can_choose_among_no_edges():

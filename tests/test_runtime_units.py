@@ -252,10 +252,15 @@ def test_state_json_round_trip_and_errors():
     d.C(ToolCall("write_file", "a.py"))
     text = d.state.to_json()
     assert RunState.from_json(text) == d.state and RunState.from_json(text).to_json() == text
-    for bad in ("", "[]", '{"state_version": 99, "stage": "a"}', '{"state_version": 1}',
-                '{"state_version": 1, "stage": "a", "visits": {"a": "1"}}',
-                '{"state_version": 1, "stage": "a", "status": "odd"}',
-                '{"state_version": 1, "stage": "a", "iteration": true}'):
+    for bad in (
+        "",
+        "[]",
+        '{"state_version": 99, "stage": "a"}',
+        '{"state_version": 1}',
+        '{"state_version": 1, "stage": "a", "visits": {"a": "1"}}',
+        '{"state_version": 1, "stage": "a", "status": "odd"}',
+        '{"state_version": 1, "stage": "a", "iteration": true}',
+    ):
         with pytest.raises(StateError):
             RunState.from_json(bad)
 
@@ -283,7 +288,9 @@ def test_state_json_is_canonical_whatever_the_key_order_of_its_input():
 
 def test_native_events_round_trip_and_bad_lines_are_none():
     events = [
-        InferenceFinished(text="x", tool_calls=(ToolCall("write_file", "a", "denied", "[denied] no"),), now=1.5, request=3),
+        InferenceFinished(
+            text="x", tool_calls=(ToolCall("write_file", "a", "denied", "[denied] no"),), now=1.5, request=3
+        ),
         RegionChanged(region="todos", hash="h", entries=2, open_items=(("1", "a"),)),
     ]
     for event in events:

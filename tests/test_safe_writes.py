@@ -30,7 +30,9 @@ FIXABLE = f'[agent]\nname = "a"\n[tool_permissions]\nread_file = "ALLOW"\n\n[sta
 FIXED = FIXABLE.replace('"ALLOW"', '"allow"').replace("# one stage\n", '# one stage\nmode = "autonomous"\n')
 POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX permissions")
 NON_ROOT = pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
-ROOT_ONLY = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="giving a file to another user needs root")
+ROOT_ONLY = pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() != 0, reason="giving a file to another user needs root"
+)
 
 
 def validate(*args: str):
@@ -82,7 +84,9 @@ def test_another_users_file_keeps_its_owner_group_and_mode(tmp_path: Path) -> No
 
 
 @ROOT_ONLY
-def test_when_the_owner_cannot_be_kept_the_file_is_written_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_the_owner_cannot_be_kept_the_file_is_written_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What a non-root user gets on another user's group-writable file: fchown is refused."""
     path = blueprint(tmp_path)
     os.chown(path, 65534, 65534)
@@ -137,7 +141,10 @@ def test_a_write_that_fails_is_reported_and_never_counted_as_fixed(tmp_path: Pat
             os.link(path, tmp_path / "link.txt")
         done = subprocess.run(
             [sys.executable, "-c", code, "validate", "-q", "--fix", str(path)],
-            capture_output=True, text=True, cwd=ROOT, timeout=120,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
         )
         assert done.returncode == 2, done.stderr
         assert f"error: cannot write '{path}': File too large" in done.stderr
@@ -186,7 +193,10 @@ def test_two_concurrent_fixes_of_one_file_both_land(tmp_path: Path) -> None:
         runs = [
             subprocess.Popen(
                 [sys.executable, "-m", "compiler", "validate", "-q", "--fix", "--select", code, str(path)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
             )
             for code in ("stage-missing-mode", "non-canonical-value")
         ]
@@ -222,7 +232,9 @@ def test_docs_says_where_a_symlinked_output_directory_leads(tmp_path: Path) -> N
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(tmp_path / "link" / "docs"), "--diagram", "builtin"])
+    result = CliRunner().invoke(
+        cli, ["docs", str(source), "-o", str(tmp_path / "link" / "docs"), "--diagram", "builtin"]
+    )
     assert result.exit_code == 0, result.output
     assert f"leads through a symbolic link; the files go to '{real / 'docs'}'" in result.stderr
     assert sorted(p.name for p in (real / "docs").iterdir()) == ["index.html", "index.md", "victim.html", "victim.md"]
@@ -261,9 +273,17 @@ def tools_that_apply() -> list[list[str]]:
 @pytest.mark.skipif(not tools_that_apply(), reason="needs git or patch")
 @pytest.mark.parametrize(
     "comment",
-    ["line\u2028separator", "paragraph\u2029separator", "next\x85line", "all\u2028\u2029\x85three", "bidi \u202eevil\u202c"],
+    [
+        "line\u2028separator",
+        "paragraph\u2029separator",
+        "next\x85line",
+        "all\u2028\u2029\x85three",
+        "bidi \u202eevil\u202c",
+    ],
 )
-@pytest.mark.parametrize("name", ["plain.leviath", "we ird\nname.leviath", 'quote"back\\slash.leviath', "tab\tname.leviath"])
+@pytest.mark.parametrize(
+    "name", ["plain.leviath", "we ird\nname.leviath", 'quote"back\\slash.leviath', "tab\tname.leviath"]
+)
 def test_every_diff_applies_with_git_and_patch(tmp_path: Path, comment: str, name: str) -> None:
     text = FIXABLE.replace("# one stage", f"# {comment}") + f"# {comment} at the end, no newline"
     if os.name != "posix" and "\n" in name:
@@ -296,7 +316,11 @@ def test_a_full_disk_on_stdout_is_an_io_error_not_a_crash(args: list[str]) -> No
     with open("/dev/full", "w") as full:
         done = subprocess.run(
             [sys.executable, "-m", "compiler", *args, str(ROOT / "blueprints" / "review-loop.leviath")],
-            stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     assert done.returncode == 2
@@ -308,10 +332,12 @@ def test_a_full_disk_on_stdout_is_an_io_error_not_a_crash(args: list[str]) -> No
 def test_a_closed_pipe_on_stdout_ends_quietly_with_status_2() -> None:
     done = subprocess.Popen(
         [sys.executable, "-m", "compiler", "rules"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.stdout is not None and done.stderr is not None
     done.stdout.close()  # the reader is gone before the first byte
     error = done.stderr.read()
     assert done.wait(timeout=120) == 2 and error == b""
-

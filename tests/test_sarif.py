@@ -234,7 +234,10 @@ def test_fingerprints_survive_unrelated_line_shifts() -> None:
         "[stages.scan]\n", "[stages.scan]\ndescription = 'scans'\n", 1
     )
     after = fingerprints(shifted)
-    assert validate_text(shifted, "a.leviath").diagnostics[-1].line != validate_text(MIXED, "a.leviath").diagnostics[-1].line
+    assert (
+        validate_text(shifted, "a.leviath").diagnostics[-1].line
+        != validate_text(MIXED, "a.leviath").diagnostics[-1].line
+    )
     assert after == before
 
 
@@ -255,7 +258,9 @@ def test_fingerprints_tell_findings_and_files_apart() -> None:
 def test_equal_findings_get_distinct_fingerprints() -> None:
     d = Diagnostic("unknown-stage", "error", "same", "a.leviath", span=Span(1, 1, 1, 2))
     twice = (d, replace(d, span=Span(2, 1, 2, 2)))
-    values = [r["partialFingerprints"][FINGERPRINT_KEY] for r in results_of(sarif_log([FileResult("a.leviath", twice)]))]
+    values = [
+        r["partialFingerprints"][FINGERPRINT_KEY] for r in results_of(sarif_log([FileResult("a.leviath", twice)]))
+    ]
     assert len(set(values)) == 2
     assert [v.rsplit(":", 1)[1] for v in values] == ["1", "2"]
 
@@ -292,9 +297,7 @@ def test_odd_file_names_are_percent_encoded() -> None:
 
 def run_cli(args: list[str], cwd: Path, seed: str = "0") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "compiler", *args], cwd=cwd, env=env, capture_output=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, env=env, capture_output=True, timeout=120)
 
 
 def test_the_cli_writes_the_same_bytes_every_time(tmp_path: Path) -> None:

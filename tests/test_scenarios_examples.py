@@ -81,7 +81,9 @@ def _retargets(document: dict, source: str, target: str, condition: str):
         else:
             if other in stage["transitions"]:
                 continue
-            stage["transitions"] = {other if key == target else key: value for key, value in stage["transitions"].items()}
+            stage["transitions"] = {
+                other if key == target else key: value for key, value in stage["transitions"].items()
+            }
         text = _valid(mutant)
         if text is not None:
             return f"{source} → {target} ({condition}) retargeted to {other}", text

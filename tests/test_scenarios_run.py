@@ -53,7 +53,9 @@ transitions = {}
 def play(scenarios: str, blueprint: str = LOOP, **kwargs):
     """Run scenario text against blueprint text; the single result."""
     text = textwrap.dedent(blueprint)
-    outcome = run_file("t.scenarios.toml", textwrap.dedent(scenarios).encode(), loader=lambda path: validate_text(text, path), **kwargs)
+    outcome = run_file(
+        "t.scenarios.toml", textwrap.dedent(scenarios).encode(), loader=lambda path: validate_text(text, path), **kwargs
+    )
     assert outcome.problems == (), outcome.problems
     return outcome
 
@@ -104,9 +106,9 @@ def test_a_fitting_script_plays_to_the_end() -> None:
         ("output = false", True),
         ("holds = { nudge = 0, gate_held = false }", True),
         ("holds = { nudge = true }", False),
-        ("budgets = { draft = 1, review = \"unlimited\" }", True),
+        ('budgets = { draft = 1, review = "unlimited" }', True),
         ("budgets = { draft = 0 }", False),
-        ("flags = { modified_files = [\"a.md\"], modified_file_count = 1 }", True),
+        ('flags = { modified_files = ["a.md"], modified_file_count = 1 }', True),
         ("flags = { gates_forced = 1 }", False),
         ("bounded = true", True),
         ('notes = ["anything"]', False),
@@ -167,22 +169,47 @@ def test_a_loop_that_spends_no_budget_is_not_bounded() -> None:
 @pytest.mark.parametrize(
     ("script", "at", "message"),
     [
-        ('{ stage = "drift", do = ["text"] }', '"drift"',
-         "the script visits 'drift' is not a stage of the blueprint (stages: draft, review, fallback, done)"),
-        ('{ stage = "draft", do = ["call read_file", "text"] }, { stage = "review", do = ["call read_file", "text", "route publish"] }',
-         '"route publish"', "'review' has no edge to 'publish' (its edges lead to: draft, done, fallback)"),
-        ('{ stage = "draft", do = ["call read_file", "fill nowhere"] }', '"fill nowhere"', "the blueprint has no region 'nowhere'"),
+        (
+            '{ stage = "drift", do = ["text"] }',
+            '"drift"',
+            "the script visits 'drift' is not a stage of the blueprint (stages: draft, review, fallback, done)",
+        ),
+        (
+            '{ stage = "draft", do = ["call read_file", "text"] }, { stage = "review", do = ["call read_file", "text", "route publish"] }',
+            '"route publish"',
+            "'review' has no edge to 'publish' (its edges lead to: draft, done, fallback)",
+        ),
+        (
+            '{ stage = "draft", do = ["call read_file", "fill nowhere"] }',
+            '"fill nowhere"',
+            "the blueprint has no region 'nowhere'",
+        ),
         ('{ stage = "review", do = ["text"] }', '"review"', "the run starts in 'draft', not in 'review'"),
-        ('{ stage = "draft", do = ["route review"] }', '"route review"',
-         "the run waits for a reply here (text, call, submit, fan_out or fail), not 'route review'"),
-        ('{ stage = "draft", do = ["call read_file", "text", "fail"] }', '"fail"',
-         "the run has already left 'draft' for 'review' (visit 1) by its always edge; 'fail' would happen in a new visit"),
-        ('{ stage = "draft", do = ["call read_file"] }, { stage = "review", do = ["text"] }', '"review"',
-         "the run is still in 'draft' (visit 1), waiting for a reply; the script moves on to a visit of 'review'"),
-        ('{ stage = "draft", do = ["call read_file", "text"] }, { stage = "review", do = ["call read_file", "text", "done"] }',
-         '"done"', "'review' has no allow_complete, so DONE is not offered (offered: draft, done, fallback)"),
-        ('{ stage = "draft", do = ["fail"] }, { stage = "fallback", do = ["call read_file", "text", "text"] }', '"text"]',
-         "the run has already ended (complete in 'fallback'); nothing is left for 'text'"),
+        (
+            '{ stage = "draft", do = ["route review"] }',
+            '"route review"',
+            "the run waits for a reply here (text, call, submit, fan_out or fail), not 'route review'",
+        ),
+        (
+            '{ stage = "draft", do = ["call read_file", "text", "fail"] }',
+            '"fail"',
+            "the run has already left 'draft' for 'review' (visit 1) by its always edge; 'fail' would happen in a new visit",
+        ),
+        (
+            '{ stage = "draft", do = ["call read_file"] }, { stage = "review", do = ["text"] }',
+            '"review"',
+            "the run is still in 'draft' (visit 1), waiting for a reply; the script moves on to a visit of 'review'",
+        ),
+        (
+            '{ stage = "draft", do = ["call read_file", "text"] }, { stage = "review", do = ["call read_file", "text", "done"] }',
+            '"done"',
+            "'review' has no allow_complete, so DONE is not offered (offered: draft, done, fallback)",
+        ),
+        (
+            '{ stage = "draft", do = ["fail"] }, { stage = "fallback", do = ["call read_file", "text", "text"] }',
+            '"text"]',
+            "the run has already ended (complete in 'fallback'); nothing is left for 'text'",
+        ),
     ],
 )
 def test_a_script_that_no_longer_fits_fails_at_the_step(script: str, at: str, message: str) -> None:
@@ -251,20 +278,26 @@ def test_an_ndjson_file_is_a_script(tmp_path) -> None:
     ]
     (tmp_path / "run.ndjson").write_text("\n".join(map(json.dumps, events)) + "\nnot json\n", encoding="utf-8")
     (tmp_path / "a.scenarios.toml").write_text(
-        '[[scenario]]\nname = "recorded"\nscript = "run.ndjson"\nexpect = { path = ["draft", "review", "done"] }\n', encoding="utf-8"
+        '[[scenario]]\nname = "recorded"\nscript = "run.ndjson"\nexpect = { path = ["draft", "review", "done"] }\n',
+        encoding="utf-8",
     )
     path = str(tmp_path / "a.scenarios.toml")
     outcome = run_file(path, (tmp_path / "a.scenarios.toml").read_bytes(), loader=lambda p: validate_text(LOOP, p))
     assert [r.passed for r in outcome.results] == [True]
-    (tmp_path / "a.scenarios.toml").write_text('[[scenario]]\nname = "gone"\nscript = "missing.ndjson"\n', encoding="utf-8")
+    (tmp_path / "a.scenarios.toml").write_text(
+        '[[scenario]]\nname = "gone"\nscript = "missing.ndjson"\n', encoding="utf-8"
+    )
     outcome = run_file(path, (tmp_path / "a.scenarios.toml").read_bytes(), loader=lambda p: validate_text(LOOP, p))
     (failure,) = outcome.results[0].failures
     assert failure.message.startswith("cannot read the events") and failure.where.span.line == 3
 
 
 def test_a_blueprint_with_errors_is_a_positioned_problem() -> None:
-    outcome = run_file("t.scenarios.toml", b'blueprint = "x.leviath"\n' + APPROVED.encode(),
-                       loader=lambda p: validate_text("[stages.a]\n[stages.a.transitions.nowhere]\n", p))
+    outcome = run_file(
+        "t.scenarios.toml",
+        b'blueprint = "x.leviath"\n' + APPROVED.encode(),
+        loader=lambda p: validate_text("[stages.a]\n[stages.a.transitions.nowhere]\n", p),
+    )
     (problem,) = outcome.problems
     assert problem.code == "scenario-blueprint" and problem.span.line == 1 and not outcome.ok
     assert "has errors" in problem.message
@@ -275,8 +308,14 @@ def test_the_json_report_has_failures_with_positions_and_the_run() -> None:
     (scenario,) = document["files"][0]["scenarios"]
     assert scenario["passed"] is False and scenario["run"]["path"] == ["draft", "review", "done"]
     (failure,) = scenario["failures"]
-    assert failure == {"expectation": "status", "message": "status: expected error, got complete",
-                       "line": 11, "column": 10, "expected": "error", "actual": "complete"}
+    assert failure == {
+        "expectation": "status",
+        "message": "status: expected error, got complete",
+        "line": 11,
+        "column": 10,
+        "expected": "error",
+        "actual": "complete",
+    }
     assert document["summary"] == {"files": 1, "scenarios": 1, "passed": 0, "failed": 1, "problems": 0}
 
 
@@ -284,18 +323,36 @@ def test_the_json_report_has_failures_with_positions_and_the_run() -> None:
 
 
 def _events():
-    calls = st.sampled_from([
-        ToolCall("read_file", "a.md"), ToolCall("write_file", "a.md"), ToolCall("write_file", "b c.md"),
-        ToolCall("edit_file", "a.md", "denied"), ToolCall("read_file", None, "ok", "[error] nope"), ToolCall("web_search", None, "ok", "[]"),
-    ])
+    calls = st.sampled_from(
+        [
+            ToolCall("read_file", "a.md"),
+            ToolCall("write_file", "a.md"),
+            ToolCall("write_file", "b c.md"),
+            ToolCall("edit_file", "a.md", "denied"),
+            ToolCall("read_file", None, "ok", "[error] nope"),
+            ToolCall("web_search", None, "ok", "[]"),
+        ]
+    )
     return st.lists(
         st.one_of(
-            st.builds(InferenceFinished, text=st.sampled_from(["", "done", "review", "I pick done"]),
-                      tool_calls=st.lists(calls, max_size=2).map(tuple), now=st.sampled_from([None, 5.0, 70.0, 2000.0])),
-            st.builds(InferenceFailed, kind=st.sampled_from(["error", "credits", "auth"]), message=st.sampled_from(["boom", "a: b"])),
+            st.builds(
+                InferenceFinished,
+                text=st.sampled_from(["", "done", "review", "I pick done"]),
+                tool_calls=st.lists(calls, max_size=2).map(tuple),
+                now=st.sampled_from([None, 5.0, 70.0, 2000.0]),
+            ),
+            st.builds(
+                InferenceFailed,
+                kind=st.sampled_from(["error", "credits", "auth"]),
+                message=st.sampled_from(["boom", "a: b"]),
+            ),
             st.builds(RoutingAnswer, reply=st.sampled_from(["review", "done", "draft", "DONE", "nonsense"])),
-            st.builds(RegionChanged, region=st.sampled_from(["plan", "conversation"]), hash=st.sampled_from(["", "h1", "h2"]),
-                      entries=st.integers(0, 2)),
+            st.builds(
+                RegionChanged,
+                region=st.sampled_from(["plan", "conversation"]),
+                hash=st.sampled_from(["", "h1", "h2"]),
+                entries=st.integers(0, 2),
+            ),
             st.builds(Tick, now=st.sampled_from([None, 100.0, 5000.0])),
             st.builds(InteractionAnswered, answer=st.sampled_from([None, "ok", "Abort"])),
             st.builds(WorkersFinished, completed=st.integers(0, 2)),

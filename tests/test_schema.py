@@ -7,8 +7,9 @@ import json
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -22,31 +23,96 @@ DEFS = SCHEMA["definitions"]
 
 #: format.md §2.1, the 38 keys a stage table accepts.
 STAGE_KEYS = {
-    "accepts_messages", "allow_as_worker", "allow_blocking_tools", "allow_complete",
-    "available_connectors", "available_tools", "batch_tool_hint", "context", "description", "hooks",
-    "interaction_points", "max_attempts", "max_items", "max_iterations", "max_revisits",
-    "max_workers", "merge_stage", "mode", "model", "nudge", "on_worker_failure", "output",
-    "require_output", "required_tools", "requires_children", "results_region", "sandbox", "security",
-    "shell_hint", "split_prompt", "system_prompt", "tool_permissions", "tool_routing",
-    "transition_prompt", "transitions", "worker_agent", "worker_query", "worker_stage",
+    "accepts_messages",
+    "allow_as_worker",
+    "allow_blocking_tools",
+    "allow_complete",
+    "available_connectors",
+    "available_tools",
+    "batch_tool_hint",
+    "context",
+    "description",
+    "hooks",
+    "interaction_points",
+    "max_attempts",
+    "max_items",
+    "max_iterations",
+    "max_revisits",
+    "max_workers",
+    "merge_stage",
+    "mode",
+    "model",
+    "nudge",
+    "on_worker_failure",
+    "output",
+    "require_output",
+    "required_tools",
+    "requires_children",
+    "results_region",
+    "sandbox",
+    "security",
+    "shell_hint",
+    "split_prompt",
+    "system_prompt",
+    "tool_permissions",
+    "tool_routing",
+    "transition_prompt",
+    "transitions",
+    "worker_agent",
+    "worker_query",
+    "worker_stage",
 }
 EDGE_KEYS = {
-    "condition", "gate", "hint", "stuck_after_iterations", "stuck_after_minutes",
-    "stuck_after_same_file_edits", "stuck_after_tool_calls", "transform", "transform_config",
+    "condition",
+    "gate",
+    "hint",
+    "stuck_after_iterations",
+    "stuck_after_minutes",
+    "stuck_after_same_file_edits",
+    "stuck_after_tool_calls",
+    "transform",
+    "transform_config",
 }
 GATE_KEYS = {
-    "max_attempts", "message", "region", "require_modifications", "require_no_open_items",
-    "require_region_updated", "require_regions", "tools",
+    "max_attempts",
+    "message",
+    "region",
+    "require_modifications",
+    "require_no_open_items",
+    "require_region_updated",
+    "require_regions",
+    "tools",
 }
 TOP_LEVEL_KEYS = {
-    "agent", "stages", "context", "compaction", "security", "sandbox", "read_paths", "safe_commands",
-    "tool_permissions", "repetition_detection", "transforms",
+    "agent",
+    "stages",
+    "context",
+    "compaction",
+    "security",
+    "sandbox",
+    "read_paths",
+    "safe_commands",
+    "tool_permissions",
+    "repetition_detection",
+    "transforms",
 }
 #: Keywords that came after Draft-07: editors such as Taplo would not understand them.
 POST_DRAFT_07 = {
-    "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor",
-    "$vocabulary", "unevaluatedProperties", "unevaluatedItems", "dependentRequired",
-    "dependentSchemas", "prefixItems", "minContains", "maxContains", "contentSchema",
+    "$defs",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$vocabulary",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "dependentRequired",
+    "dependentSchemas",
+    "prefixItems",
+    "minContains",
+    "maxContains",
+    "contentSchema",
 }
 
 

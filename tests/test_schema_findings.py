@@ -77,7 +77,7 @@ def test_values_the_schema_leaves_open_accept_any_toml_type():
 
 
 def test_missing_agent_is_reported_at_the_top_of_the_file():
-    d = only("\n[stages.a]\nmode = \"autonomous\"", agent=False)
+    d = only('\n[stages.a]\nmode = "autonomous"', agent=False)
     assert d.code == "missing-agent"
     assert (d.line, d.column) == (1, 1)
 
@@ -109,13 +109,13 @@ def test_agent_of_the_wrong_type_is_not_missing(value):
         "system_prompt = 07:32:00",  # local time
         "description = 1979-05-27T07:32:00",  # local date-time
         "mode = 5",
-        "allow_complete = \"true\"",
-        "available_tools = \"bash\"",
-        "available_tools = [\"bash\", 5]",
-        "model = \"gpt-4o\"",  # a non-table model is silently dropped by the reference
-        "model = [{ provider = \"openai\" }]",  # array where a table is expected
+        'allow_complete = "true"',
+        'available_tools = "bash"',
+        'available_tools = ["bash", 5]',
+        'model = "gpt-4o"',  # a non-table model is silently dropped by the reference
+        'model = [{ provider = "openai" }]',  # array where a table is expected
         "transitions = []",
-        "interaction_points = { name = \"x\" }",  # table where an array is expected
+        'interaction_points = { name = "x" }',  # table where an array is expected
         "hooks = { on_error = 5 }",
         "tool_permissions = { bash = false }",
         "max_workers = 2.5",
@@ -127,7 +127,7 @@ def test_wrong_types_on_a_stage(line):
 
 def test_non_table_stage_and_edge_are_left_to_the_lint():
     """Leviath reads them as a stage and an edge with every key at its default: non-canonical-value."""
-    check("[stages]\na = 5\nb = { transitions = { a = \"true\" } }")
+    check('[stages]\na = 5\nb = { transitions = { a = "true" } }')
 
 
 def test_condition_true_is_one_type_error_not_also_a_bad_value():
@@ -144,16 +144,16 @@ def test_mode_5_is_one_finding():
     "source",
     [
         "stages = 5\n\n[agent]",
-        "[[stages]]\nmode = \"autonomous\"",
-        "[transforms]\nfrom_blueprint = \"x\"",  # must be [[transforms]]
-        "[context]\nregions = [\"a\"]",
+        '[[stages]]\nmode = "autonomous"',
+        '[transforms]\nfrom_blueprint = "x"',  # must be [[transforms]]
+        '[context]\nregions = ["a"]',
         "[compaction]\ntemperature = 1",  # integer for float (R6)
         "[compaction]\nmax_summary_tokens = 2000.0",
-        "[read_paths]\nallow = [\"~/x\", 1]",  # P41
-        "[safe_commands]\nshell = [[\"ls\"]]",  # P43
+        '[read_paths]\nallow = ["~/x", 1]',  # P41
+        '[safe_commands]\nshell = [["ls"]]',  # P43
         "[tool_permissions]\nbash = 1",  # P44
-        "[sandbox]\nmount = \"/data\"",
-        "[security]\ntaint_tracking = \"yes\"",
+        '[sandbox]\nmount = "/data"',
+        '[security]\ntaint_tracking = "yes"',
         "[repetition_detection]\nenabled = 1",
         "[agent]\nname = 5",
         "[agent]\nnudge = true",
@@ -166,7 +166,7 @@ def test_wrong_types_outside_stages(source):
 
 @pytest.mark.parametrize(
     "value",
-    ["5", "1.5", "true", "[\"tool_results\"]", "2024-01-01"],
+    ["5", "1.5", "true", '["tool_results"]', "2024-01-01"],
 )
 def test_routing_override_must_be_a_string_or_a_table(value):
     d = only(f"[stages.a.tool_routing.overrides]\nbash = {value}")
@@ -174,7 +174,7 @@ def test_routing_override_must_be_a_string_or_a_table(value):
     assert "must be a string or a table" in d.message
 
 
-@pytest.mark.parametrize("value", ["42", "true", "[\"task\"]", "1.0"])
+@pytest.mark.parametrize("value", ["42", "true", '["task"]', "1.0"])
 def test_seed_must_be_a_string_or_a_table(value):
     """Leviath reads no seed from it: its own lint's region-seed-not-understood, not a type error."""
     check(f"[context.regions.notes]\nseed = {value}")
@@ -183,7 +183,7 @@ def test_seed_must_be_a_string_or_a_table(value):
 
 
 def test_seed_tool_entries_are_names_or_tables():
-    check("[context.regions.notes]\nseed = { tools = [5, \"ls\"] }", "invalid-type")
+    check('[context.regions.notes]\nseed = { tools = [5, "ls"] }', "invalid-type")
 
 
 def test_type_messages_name_the_key_the_types_and_the_value():
@@ -216,26 +216,26 @@ def test_datetime_values_fail_type_checks_without_crashing():
 @pytest.mark.parametrize(
     "source",
     [
-        "[stages.a]\nmode = \"outupt\"",  # P4
-        "[stages.a]\nmode = \"fan_out_merge\"",  # P4: listed by the reference's schema, refused by its parser
-        "[stages.a]\nmode = \"Autonomous\"",  # modes are case-sensitive
-        "[[stages.a.interaction_points]]\nunattended = \"never\"",  # P5
-        "[[stages.a.interaction_points]]\nstyle = \"choice\"",  # P6
-        "[stages.a]\non_worker_failure = \"abort\"",  # P7
-        "[stages.a.sandbox]\nkind = \"docker\"",  # P19
-        "[stages.a.tool_permissions]\nbash = \"maybe\"",  # P23
-        "[stages.a.transitions.b]\ncondition = \"on_error\"",  # P28
-        "[stages.a.transitions.b]\ntransform = \"summarise\"",  # P31
-        "[context.regions.r]\nstrategy = \"fifo\"",  # P34
-        "[context.regions.r]\nkind = \"scratch\"",  # P36
-        "[context.regions.r]\nadmission = \"drop\"",  # P37
-        "[context.regions.r]\nvolatility = \"static\"",  # P38
-        "[sandbox]\nkind = \"vm\"",  # P39
-        "[sandbox]\non_unavailable = \"ignore\"",  # P40
-        "[tool_permissions]\nbash = \"allow \"",  # P45: case is ignored, spaces are not
-        "[context.regions.r]\nseed = { tool = \"ls\", refresh = \"always\" }",
-        "[[transforms]]\nmappings = [{ transform = \"copy\" }]",
-        "[stages.a.context.regions.r]\nkind = \"compacted\"",  # P25: inside a stage layout
+        '[stages.a]\nmode = "outupt"',  # P4
+        '[stages.a]\nmode = "fan_out_merge"',  # P4: listed by the reference's schema, refused by its parser
+        '[stages.a]\nmode = "Autonomous"',  # modes are case-sensitive
+        '[[stages.a.interaction_points]]\nunattended = "never"',  # P5
+        '[[stages.a.interaction_points]]\nstyle = "choice"',  # P6
+        '[stages.a]\non_worker_failure = "abort"',  # P7
+        '[stages.a.sandbox]\nkind = "docker"',  # P19
+        '[stages.a.tool_permissions]\nbash = "maybe"',  # P23
+        '[stages.a.transitions.b]\ncondition = "on_error"',  # P28
+        '[stages.a.transitions.b]\ntransform = "summarise"',  # P31
+        '[context.regions.r]\nstrategy = "fifo"',  # P34
+        '[context.regions.r]\nkind = "scratch"',  # P36
+        '[context.regions.r]\nadmission = "drop"',  # P37
+        '[context.regions.r]\nvolatility = "static"',  # P38
+        '[sandbox]\nkind = "vm"',  # P39
+        '[sandbox]\non_unavailable = "ignore"',  # P40
+        '[tool_permissions]\nbash = "allow "',  # P45: case is ignored, spaces are not
+        '[context.regions.r]\nseed = { tool = "ls", refresh = "always" }',
+        '[[transforms]]\nmappings = [{ transform = "copy" }]',
+        '[stages.a.context.regions.r]\nkind = "compacted"',  # P25: inside a stage layout
     ],
 )
 def test_values_outside_their_enumeration(source):
@@ -285,7 +285,7 @@ def test_enum_without_close_match_falls_back_to_the_rule_fix():
         "[stages.a.transitions.b]\ngate = { max_attempts = -1 }",
         "[stages.a.nudge]\nmax = -1",
         "[stages.a.model]\nrequest_timeout_secs = -1",
-        "[stages.a.transitions.b]\ncondition = \"stuck\"\nstuck_after_minutes = 0",
+        '[stages.a.transitions.b]\ncondition = "stuck"\nstuck_after_minutes = 0',
         "[stages.a.transitions.b]\nstuck_after_tool_calls = -4",
     ],
 )
@@ -321,31 +321,31 @@ def test_huge_integers_do_not_crash():
     "source",
     [
         "[nudge]\nmax = 1",  # top level
-        "[agent]\nmodel = \"gpt\"",
+        '[agent]\nmodel = "gpt"',
         "[agent.nudge]\nmaximum = 2",
-        "[agent.output]\nformats = \"md\"",
+        '[agent.output]\nformats = "md"',
         "[context]\nhidden = true",
         "[context.regions.r]\nmax_token = 5",
-        "[context.regions.r]\nseed = { caller_input = \"task\" }",
+        '[context.regions.r]\nseed = { caller_input = "task" }',
         "[context.file_tracking]\ntrack = true",
         "[stages.a.model]\ntemperature = 0.2",
-        "[[stages.a.model.models]]\nname = \"x\"",
-        "[[stages.a.model.fallbacks]]\nname = \"x\"",
-        "[[stages.a.interaction_points]]\noption = [\"x\"]",
-        "[stages.a.transitions.b.transform_config]\nkeep = [\"x\"]",
+        '[[stages.a.model.models]]\nname = "x"',
+        '[[stages.a.model.fallbacks]]\nname = "x"',
+        '[[stages.a.interaction_points]]\noption = ["x"]',
+        '[stages.a.transitions.b.transform_config]\nkeep = ["x"]',
         "[stages.a.nudge]\non = true",
-        "[stages.a.output]\nshape = \"x\"",
+        '[stages.a.output]\nshape = "x"',
         "[stages.a.security]\ntaint = true",
-        "[stages.a.sandbox]\nmounts = [\"/x\"]",
+        '[stages.a.sandbox]\nmounts = ["/x"]',
         "[security]\ntaint = true",
-        "[sandbox]\nmounts = [\"/x\"]",
+        '[sandbox]\nmounts = ["/x"]',
         "[read_paths]\ndeny = []",
         "[safe_commands]\ndefaults = []",
         "[compaction]\nmax_tokens = 1",
         "[repetition_detection]\nmax = 1",
-        "[[transforms]]\nfrom = \"x\"",
-        "[[transforms]]\nmappings = [{ to = \"x\" }]",
-        "[context.regions.r]\nseed = { tools = [{ name = \"ls\", arguments = {} }] }",
+        '[[transforms]]\nfrom = "x"',
+        '[[transforms]]\nmappings = [{ to = "x" }]',
+        '[context.regions.r]\nseed = { tools = [{ name = "ls", arguments = {} }] }',
     ],
 )
 def test_unknown_keys_in_lenient_tables_are_warnings(source):
@@ -356,15 +356,15 @@ def test_unknown_keys_in_lenient_tables_are_warnings(source):
     "source",
     [
         "[stages.a]\nmax_iteration = 5",  # P3
-        "[stages.a.tool_routing]\ndefault = \"x\"",  # P10
-        "[stages.a.tool_routing.overrides]\nbash = { region = \"x\", cap = 1 }",  # P12
-        "[stages.a.hooks]\non_start = \"x.rhai\"",  # P21
+        '[stages.a.tool_routing]\ndefault = "x"',  # P10
+        '[stages.a.tool_routing.overrides]\nbash = { region = "x", cap = 1 }',  # P12
+        '[stages.a.hooks]\non_start = "x.rhai"',  # P21
         "[stages.a.context]\nfile_tracking = {}",  # P24
-        "[stages.a.transitions.b]\ncondtion = \"error\"",  # P26
+        '[stages.a.transitions.b]\ncondtion = "error"',  # P26
         "[stages.a.transitions.b.gate]\nrequire_modification = true",  # P27
         # Not a Leviath gate key: its gate table allows exactly the eight keys of GATE_KEYS.
-        "[stages.a.transitions.b.gate]\nrequire_region_entries = { region = \"r\", at_least = 1 }",
-        "[stages.a.transitions.b]\ngate = { require_region_entries = \"r\" }",
+        '[stages.a.transitions.b.gate]\nrequire_region_entries = { region = "r", at_least = 1 }',
+        '[stages.a.transitions.b]\ngate = { require_region_entries = "r" }',
     ],
 )
 def test_unknown_keys_in_strict_tables_are_errors(source):
@@ -376,7 +376,7 @@ def test_unknown_hook_with_a_wrong_value_is_one_finding():
 
 
 def test_every_extra_key_is_reported_at_its_own_key():
-    result = run("[stages.plan]\nmodee = \"x\"\nmax_iteration = 5", settings=SCHEMA_ONLY)
+    result = run('[stages.plan]\nmodee = "x"\nmax_iteration = 5', settings=SCHEMA_ONLY)
     found = [(d.code, d.key_path, d.line, d.column, d.end_column) for d in result.diagnostics]
     assert found == [
         ("rejected-key", "stages.plan.modee", 5, 1, 6),
@@ -389,7 +389,7 @@ def test_unknown_key_messages_say_what_the_reference_does():
     assert lenient.severity == "warning"
     assert lenient.message == "unknown key 'mounts' in [sandbox]; the reference ignores it"
     assert lenient.fix == "did you mean 'mount'?"
-    strict = only("[stages.plan.transitions.review]\ncondtion = \"error\"")
+    strict = only('[stages.plan.transitions.review]\ncondtion = "error"')
     assert strict.severity == "error"
     assert strict.message == (
         "unknown key 'condtion' in edge 'plan' → 'review'; the reference refuses to load the file"
@@ -403,9 +403,9 @@ def test_unknown_key_without_suggestion_lists_small_tables():
 
 
 def test_misplaced_keys_get_a_specific_hint():
-    assert "each stage" in only("[agent]\nmodel = { provider = \"x\" }").fix
-    assert "system_prompt" in only("[stages.a]\nprompt = \"x\"").fix
-    assert "on_stage_enter" in only("[stages.a.hooks]\non_start = \"x.rhai\"").fix
+    assert "each stage" in only('[agent]\nmodel = { provider = "x" }').fix
+    assert "system_prompt" in only('[stages.a]\nprompt = "x"').fix
+    assert "on_stage_enter" in only('[stages.a.hooks]\non_start = "x.rhai"').fix
 
 
 def test_quoted_and_unicode_keys():
@@ -423,7 +423,7 @@ def test_unicode_stage_name_is_just_a_name():
 
 
 def test_system_prompt_inside_model_is_left_to_the_structure_rules():
-    check("[stages.a.model]\nsystem_prompt = \"x\"")
+    check('[stages.a.model]\nsystem_prompt = "x"')
 
 
 # --- empty-routing-override / missing-key ---------------------------------------------------
@@ -442,7 +442,7 @@ def test_partial_routing_overrides_are_fine():
 @pytest.mark.parametrize(
     "source",
     [
-        "[context.regions.r]\nseed = { tools = [{ args = { path = \"x\" } }] }",
+        '[context.regions.r]\nseed = { tools = [{ args = { path = "x" } }] }',
     ],
 )
 def test_missing_required_keys(source):
@@ -453,7 +453,7 @@ def test_missing_required_keys(source):
 
 
 def test_value_findings_point_at_the_value():
-    d = only("[stages.a]\nmodel = { models = [{ provider = \"x\", model = 5 }] }")
+    d = only('[stages.a]\nmodel = { models = [{ provider = "x", model = 5 }] }')
     assert d.key_path == "stages.a.model.models[0].model"
     assert (d.line, d.column, d.end_line, d.end_column) == (5, 47, 5, 48)
 
@@ -493,5 +493,10 @@ def test_many_independent_problems_are_all_reported():
         settings=SCHEMA_ONLY,
     )
     assert sorted(d.code for d in result.diagnostics) == [
-        "invalid-type", "invalid-value", "out-of-range", "rejected-key", "rejected-key", "unknown-key",
+        "invalid-type",
+        "invalid-value",
+        "out-of-range",
+        "rejected-key",
+        "rejected-key",
+        "unknown-key",
     ]

@@ -11,7 +11,8 @@ moves by, except transitions into a spent stage. The budget rule itself is the r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..graph import StageGraph, run_edge
 from ..graph.algorithms import condensation
@@ -44,7 +45,8 @@ class Budgets:
         #: Per stage, the edges a run moves by: (target, budget position or None, checked).
         self.moves = {
             node.name: tuple(
-                (edge.target, self.position.get(edge.target), edge.budget_checked) for edge in graph.out_edges(node.name, run_edge)
+                (edge.target, self.position.get(edge.target), edge.budget_checked)
+                for edge in graph.out_edges(node.name, run_edge)
             )
             for node in graph.nodes
         }
@@ -53,11 +55,13 @@ class Budgets:
         self._index = {name: i for i, name in enumerate(stages)}
         #: Per stage number, its run edges: (target number or None, budget position or None, checked).
         self._out = [
-            [(self._index.get(target), position, checked) for target, position, checked in self.moves[name]] for name in stages
+            [(self._index.get(target), position, checked) for target, position, checked in self.moves[name]]
+            for name in stages
         ]
         #: Per stage number, the budgets its own transitions check.
         self._checked = [
-            sum(1 << position for _, position, checked in edges if checked and position is not None) for edges in self._out
+            sum(1 << position for _, position, checked in edges if checked and position is not None)
+            for edges in self._out
         ]
         #: Per stage number, the budgets any transition reachable from it checks, spent or not:
         #: the only spent bits its answer can depend on.
@@ -81,7 +85,10 @@ class Budgets:
         return out
 
     def code_of(self, visits: Mapping[str, int]) -> int:
-        return sum(min(visits.get(name, 0), limit) * weight for name, limit, weight in zip(self.names, self.spent, self.weights))
+        return sum(
+            min(visits.get(name, 0), limit) * weight
+            for name, limit, weight in zip(self.names, self.spent, self.weights)
+        )
 
     def spent_mask(self, code: int) -> int:
         return sum(1 << i for i in range(len(self.names)) if self.digit(code, i) == self.spent[i])
@@ -189,7 +196,8 @@ class TargetBudgets:
     def pattern(self, stage: str, code: int) -> tuple[bool, ...]:
         """For each target, whether it is within budget (its digit below the spent count)."""
         return tuple(
-            opened if weight == 0 else (code // weight) % radix < spent for opened, weight, radix, spent in self.digits[stage]
+            opened if weight == 0 else (code // weight) % radix < spent
+            for opened, weight, radix, spent in self.digits[stage]
         )
 
 

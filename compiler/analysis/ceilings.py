@@ -97,7 +97,12 @@ def compute(graph: "RunGraph", order: list[int] | None, adjacency: list[list[int
     if order is None:
         visits_in_loops = _visits_with_loops(graph, adjacency, names)
         stages = tuple(
-            StageCeiling(name, visits_in_loops[name], _finite(per_visit.get(name, 0)), _product(visits_in_loops[name], per_visit.get(name, 0)))
+            StageCeiling(
+                name,
+                visits_in_loops[name],
+                _finite(per_visit.get(name, 0)),
+                _product(visits_in_loops[name], per_visit.get(name, 0)),
+            )
             for name in names
         )
         return Ceilings(None, None, stages, endless)
@@ -162,7 +167,9 @@ def _visits_with_loops(graph: "RunGraph", adjacency: list[list[int]], names: lis
     out: dict[str, int | None] = {name: 0 for name in names}
     out.update((name, None) for name in looping)
     for name, i in position.items():
-        out[name] = (best[start][i] if start is not None else 0) + (1 if graph.nodes and graph.nodes[0][0] == name else 0)
+        out[name] = (best[start][i] if start is not None else 0) + (
+            1 if graph.nodes and graph.nodes[0][0] == name else 0
+        )
     return out
 
 
@@ -230,7 +237,9 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
     return most
 
 
-def _longest_entries(graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]) -> dict[str, int]:
+def _longest_entries(
+    graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]
+) -> dict[str, int]:
     """For each of `names`, the most entries into it along any run (the start counts)."""
     position = {name: i for i, name in enumerate(names)}
     count = len(graph.nodes)

@@ -5,7 +5,7 @@ when the check first runs, so that loading the registry (every `validate`) does 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..diagnostics import Diagnostic
 from ..rulebook.registry import ANALYSIS

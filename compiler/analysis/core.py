@@ -63,7 +63,9 @@ class Analysis:
         import networkx
 
         runs = self.runs
-        graph: networkx.MultiDiGraph[int | str] = networkx.MultiDiGraph(blueprint=self.blueprint.name, complete=self.complete)
+        graph: networkx.MultiDiGraph[int | str] = networkx.MultiDiGraph(
+            blueprint=self.blueprint.name, complete=self.complete
+        )
         for node, (stage, code, final_output, carry) in enumerate(runs.nodes):
             carried = dict(zip(MERGE_CARRIES, carry)) if carry is not None else None
             graph.add_node(

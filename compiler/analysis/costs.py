@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from .visit_graph import Node, VisitResult
 
 
-def costs(result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: list[tuple[int, Move, int]], routing: int) -> None:
+def costs(
+    result: VisitResult, edges: list[tuple[int, int, Move]], exit_edges: list[tuple[int, Move, int]], routing: int
+) -> None:
     """Set each exit's `max_calls` and the visit's: the most iterations each state can be
     reached with, plus `routing` (the most routing answers the visit can make)."""
     nodes = result.nodes

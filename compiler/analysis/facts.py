@@ -108,7 +108,9 @@ class StageFacts:
             stuck=stuck,
             regions=tuple(regions),
             holds_regions=bool(required),
-            gated_targets=frozenset(e.target for e in stage.normal_edges if e.gate is not None and e.gate.regions_named),
+            gated_targets=frozenset(
+                e.target for e in stage.normal_edges if e.gate is not None and e.gate.regions_named
+            ),
             checklists=frozenset(g.require_no_open_items for g in gates if g.require_no_open_items),
             revised=frozenset(g.require_region_updated for g in gates if g.require_region_updated),
             at_entry={name: state.region(name) for name in regions},

@@ -7,8 +7,9 @@ checked (`Trace.verified`). A finding whose run could not be reproduced is not r
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path

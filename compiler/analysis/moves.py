@@ -164,7 +164,9 @@ def moves(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts)
     return _with_region_choices(ir, stage, state, facts, out)
 
 
-def _with_region_choices(ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts, out: list[Move]) -> list[Move]:
+def _with_region_choices(
+    ir: "Blueprint", stage: "Stage", state: "RunState", facts: StageFacts, out: list[Move]
+) -> list[Move]:
     """Each deciding move twice, regions met and unmet, where the decision reads a region."""
     if not any(holds(ir, stage, state, name) for name in facts.regions):
         return out
@@ -265,7 +267,9 @@ def _events(move: Move, ir: "Blueprint", stage: "Stage", state: "RunState", fact
     if kind in ("tool", "pad"):
         return [InferenceFinished(tool_calls=(plain_call(stage, facts),), now=now)] * max(move.count, 1)
     if kind == "edit":
-        return [InferenceFinished(tool_calls=(ToolCall(facts.modifying_tool or MODIFYING_TOOLS[0], EDITED_PATH),), now=now)]
+        return [
+            InferenceFinished(tool_calls=(ToolCall(facts.modifying_tool or MODIFYING_TOOLS[0], EDITED_PATH),), now=now)
+        ]
     if kind == "churn":  # one call made `count` times: a count, never a list of calls
         outcome = "ok" if "edit_file" in stage.available_tools else "unavailable"
         return [InferenceFinished(tool_calls=(ToolCall("edit_file", EDITED_PATH, outcome, count=move.count),), now=now)]
@@ -332,7 +336,9 @@ def _unmet(name: str, state: "RunState", facts: StageFacts, now: float) -> Regio
     """Unchanged since the stage began (a gate wants it revised), or with an open item, or empty."""
     if name in facts.revised and name in state.visit.entry_digests:
         before = facts.at_entry.get(name, EMPTY_REGION)
-        return RegionChanged(region=name, hash=before.hash, entries=before.entries, open_items=before.open_items, now=now)
+        return RegionChanged(
+            region=name, hash=before.hash, entries=before.entries, open_items=before.open_items, now=now
+        )
     if name in facts.checklists:
         return RegionChanged(region=name, hash=f"analysis:{name}:open", entries=1, open_items=(OPEN_ITEM,), now=now)
     return RegionChanged(region=name, hash="", entries=0, now=now)

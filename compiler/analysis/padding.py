@@ -91,7 +91,9 @@ def pad(ir: "Blueprint", state: "RunState", facts: StageFacts) -> Applied | None
 STEPPED_PAD_LIMIT = 1_000
 
 
-def _pad_by_steps(ir: "Blueprint", state: "RunState", event: "Event", bound: int | None, start_turn: int) -> Applied | None:
+def _pad_by_steps(
+    ir: "Blueprint", state: "RunState", event: "Event", bound: int | None, start_turn: int
+) -> Applied | None:
     if bound is None:
         return None
     current, turn = state, start_turn

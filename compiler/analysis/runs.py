@@ -209,7 +209,12 @@ class _Exploration:
         large blueprint), so it works on local names and plain ints."""
         graph = self.graph
         nodes, spent_masks, held, most = graph.nodes, graph.masks, graph.held, graph.most_visits
-        budgets, visit_keys, target_bits, by_answers = graph.budgets, graph.visit_keys, self.target_bits, self.by_answers
+        budgets, visit_keys, target_bits, by_answers = (
+            graph.budgets,
+            graph.visit_keys,
+            self.target_bits,
+            self.by_answers,
+        )
         node = 0
         while node < len(nodes):  # breadth first: nodes are appended in the order found
             if len(nodes) > graph.limit:
@@ -324,7 +329,11 @@ def _rerouted(graph: RunGraph, base: VisitResult, node: int) -> VisitResult | No
     exits: list[Exit] = []
     numbers: dict[tuple, int] = {}
     for exit in base.exits:
-        if exit.cause == "failure" or exit.condition in ENDING_ONLY or exit.key[:2] in (("fail", "error"), ("fail", "dead_end")):
+        if (
+            exit.cause == "failure"
+            or exit.condition in ENDING_ONLY
+            or exit.key[:2] in (("fail", "error"), ("fail", "dead_end"))
+        ):
             pre = graph.with_counts(exit.pre, node)
             after, actions = step(ir, pre, exit.event)
             stage = ir.stage(pre.stage)

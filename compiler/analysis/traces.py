@@ -15,8 +15,9 @@ an iteration cap of 2**31 is one event, not two billion, and it is fed to the ru
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from ..runtime.events import event_to_dict
 from ..runtime.machine import start
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from ..ir.model import Blueprint
     from ..runtime.state import RunState
     from .runs import RunGraph
+
 
 @dataclass(frozen=True)
 class TraceStep:
@@ -82,7 +84,11 @@ class Trace:
     def event_dicts(self) -> list[dict]:
         """The events as native NDJSON objects (`blueprint run --events` reads them): a run
         of n identical events is one object with `"repeat": n`."""
-        return [event_to_dict(event) | ({"repeat": times} if times > 1 else {}) for s in self.steps for event, times in s.runs]
+        return [
+            event_to_dict(event) | ({"repeat": times} if times > 1 else {})
+            for s in self.steps
+            for event, times in s.runs
+        ]
 
 
 def describe_exit(exit: tuple) -> str:
@@ -174,7 +180,9 @@ def _replay_visit(
     return None
 
 
-def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[list[Run], "RunState", tuple | None] | None:
+def _play(
+    ir: "Blueprint", entry: "RunState", moves: Sequence[Move]
+) -> tuple[list[Run], "RunState", tuple | None] | None:
     """Feed the moves' events from `entry`: (event runs, state after, the exit shown, if any).
     Padding and a repeated move are fed as one run, advanced as `repeats` does, never stepped
     event by event; a repeated lap of moves is fed lap by lap (LAP_REPLAY_LIMIT moves at most)."""
@@ -203,7 +211,9 @@ def _play(ir: "Blueprint", entry: "RunState", moves: Sequence[Move]) -> tuple[li
 LAP_REPLAY_LIMIT = 10_000
 
 
-def _play_move(ir: "Blueprint", stage, facts: StageFacts, state: "RunState", move: Move) -> tuple[list[Run], "RunState", tuple] | None:
+def _play_move(
+    ir: "Blueprint", stage, facts: StageFacts, state: "RunState", move: Move
+) -> tuple[list[Run], "RunState", tuple] | None:
     """One move's event runs from `state`, the state after and the last actions."""
     if move.kind == "pad":
         padded = pad(ir, state, facts)
@@ -249,7 +259,9 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
         if shown != trace_step.exit:
             return False
     if trace.outcome == "loop":
-        return trace.loop_from is not None and not state.terminal and _run_state(ir, state, graph) == seen[trace.loop_from]
+        return (
+            trace.loop_from is not None and not state.terminal and _run_state(ir, state, graph) == seen[trace.loop_from]
+        )
     if trace.outcome == "complete":
         return state.status == "complete"
     return state.terminal and state.status in ("error", "cancelled")

@@ -218,7 +218,9 @@ class _Runs:
     the same counts: a plain call and an edit, a reply with the regions filled or not), the
     rest of the run is summarised (`_jump`)."""
 
-    def __init__(self, ir: "Blueprint", stage: "Stage", facts: StageFacts, index: dict[tuple, int], nodes: list[Node]) -> None:
+    def __init__(
+        self, ir: "Blueprint", stage: "Stage", facts: StageFacts, index: dict[tuple, int], nodes: list[Node]
+    ) -> None:
         self.ir, self.stage, self.facts, self.index, self.nodes = ir, stage, facts, index, nodes
         self.known: dict[tuple[int, Delta], int] = {}
 
@@ -228,7 +230,9 @@ class _Runs:
         assert state is not None
         step_delta = delta(state, after)
         if step_delta is not None:
-            return _jump(self.ir, state, move, (event,), step_delta) if self.length(node, step_delta) >= RUN_JUMP else None
+            return (
+                _jump(self.ir, state, move, (event,), step_delta) if self.length(node, step_delta) >= RUN_JUMP else None
+            )
         # A lap of two moves: the move that led here, then this one, back where the lap began
         # (a reply held by a gate, then the routing answer it held).
         parent, via = self.nodes[node].parent, self.nodes[node].move
@@ -414,5 +418,3 @@ def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
     if any(action.reason == texts.unanswered(p.name) for p in stage.interaction_points):
         return "unanswered"
     return "error"
-
-

@@ -105,7 +105,9 @@ def command(
         leviath_models,
     )
     if "-" in paths and not os.path.lexists("-"):
-        raise CliError("'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories")
+        raise CliError(
+            "'-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories"
+        )
     paths = paths or (".",)
     options = ReportOptions(statistics=statistics, quiet=quiet)
     if watch:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 

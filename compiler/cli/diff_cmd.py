@@ -33,15 +33,33 @@ FORMATS = ("text", "markdown", "json")
 
 @click.command("diff")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--rev", metavar="REV", help="Compare the working tree with git revision REV (PATHs: files or "
-              "directories, default '.').")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format: text for a terminal, markdown for a pull-request comment, json for scripts.")
-@click.option("--fail-on", type=click.Choice(["breaking", "risky", "any"]), default=None,
-              help="Exit 1 when a change of this class (risky: or breaking; any: any change) is found.")
+@click.option(
+    "--rev",
+    metavar="REV",
+    help="Compare the working tree with git revision REV (PATHs: files or directories, default '.').",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format: text for a terminal, markdown for a pull-request comment, json for scripts.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "risky", "any"]),
+    default=None,
+    help="Exit 1 when a change of this class (risky: or breaking; any: any change) is found.",
+)
 @click.option("--no-runs", is_flag=True, help="Compare the blueprints only; do not explore their runs (faster).")
-@click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Stop exploring each version's runs after N run states (default 200,000).")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Stop exploring each version's runs after N run states (default 200,000).",
+)
 @default_max_iterations_option
 @click.option("--explain", is_flag=True, help="List every kind of change with its class and why, then exit.")
 @color_option

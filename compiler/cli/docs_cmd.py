@@ -95,7 +95,10 @@ def command(
         entries = [IndexEntry(page, stem) for page, stem in zip(pages, stems, strict=True)]
         with OutputDirectory(directory) as out:
             for page, stem in zip(pages, stems, strict=True):
-                for suffix, text in ((".md", render_markdown(page, index=True)), (".html", render_html(page, index=True))):
+                for suffix, text in (
+                    (".md", render_markdown(page, index=True)),
+                    (".html", render_html(page, index=True)),
+                ):
                     out.write(stem + suffix, text)
                     echo_problem(f"wrote {out.path(stem + suffix)}")
             for suffix, text in ((".md", render_index_markdown(entries)), (".html", render_index_html(entries))):

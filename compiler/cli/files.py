@@ -8,7 +8,8 @@ counted in `unchecked` (the command then exits with 2); the other files are stil
 from __future__ import annotations
 
 import os
-from typing import Callable, Generic, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
 
 import click
 

@@ -23,7 +23,9 @@ def command(stdio: bool) -> None:
         import lsprotocol  # noqa: F401 - imported to learn whether it is installed
         import pygls  # noqa: F401 - imported to learn whether it is installed
     except ImportError as exc:
-        raise CliError(f"blueprint lsp needs the package '{exc.name}', which is not installed: {INSTALL_HINT}") from None
+        raise CliError(
+            f"blueprint lsp needs the package '{exc.name}', which is not installed: {INSTALL_HINT}"
+        ) from None
     from ..lsp.server import serve
 
     serve()

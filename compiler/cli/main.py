@@ -34,8 +34,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rule": ("compiler.cli.rules_cmd:rule_command", "Explain one rule: why it exists, an example, the fix."),
     "schema": ("compiler.cli.schema_cmd:command", "Print a published JSON Schema, or a catalog of them for editors."),
     "run": ("compiler.cli.run_cmd:command", "Drive the stage-runner over a recorded event stream."),
-    "test": ("compiler.cli.test_cmd:command", "Play scenario files on the stage-runner and check each run's expectations."),
-    "compile": ("compiler.cli.compile_cmd:command", "Compile a blueprint to its IR (JSON); refuses when it has errors."),
+    "test": (
+        "compiler.cli.test_cmd:command",
+        "Play scenario files on the stage-runner and check each run's expectations.",
+    ),
+    "compile": (
+        "compiler.cli.compile_cmd:command",
+        "Compile a blueprint to its IR (JSON); refuses when it has errors.",
+    ),
     "graph": ("compiler.cli.graph_cmd:command", "Draw a blueprint's stage graph (mermaid, dot or a text outline)."),
     "docs": ("compiler.cli.docs_cmd:command", "Write a Markdown and HTML page per blueprint, diagram included."),
     "new": ("compiler.cli.new_cmd:command", "Start an agent from a template: a commented blueprint and its tools/."),

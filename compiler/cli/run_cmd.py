@@ -90,7 +90,6 @@ def command(
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
 
 
-
 def save_scenario(
     target: Path, blueprint_path: str, ir, events, unattended: bool, source: str, default_max_iterations: int
 ) -> None:

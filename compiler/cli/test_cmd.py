@@ -37,13 +37,26 @@ if TYPE_CHECKING:
     show_default=True,
     help="Output format (junit: JUnit XML, which CI systems show in their test tabs).",
 )
-@click.option("-k", "pattern", metavar="PATTERN", help="Run only the scenarios whose name contains PATTERN (any case), or matches it as a glob.")
-@click.option("--update", is_flag=True, help="Rewrite failing expectations to what the run did, keeping comments and layout.")
+@click.option(
+    "-k",
+    "pattern",
+    metavar="PATTERN",
+    help="Run only the scenarios whose name contains PATTERN (any case), or matches it as a glob.",
+)
+@click.option(
+    "--update", is_flag=True, help="Rewrite failing expectations to what the run did, keeping comments and layout."
+)
 @click.option("--coverage", is_flag=True, help="Also list the stages and edges no scenario exercises.")
 @click.option("-v", "--verbose", is_flag=True, help="List the scenarios that passed too.")
 @color_option
 def command(
-    paths: tuple[str, ...], output_format: str, pattern: str | None, update: bool, coverage: bool, verbose: bool, color: str
+    paths: tuple[str, ...],
+    output_format: str,
+    pattern: str | None,
+    update: bool,
+    coverage: bool,
+    verbose: bool,
+    color: str,
 ) -> None:
     """Play scenario files on the stage-runner and check each run's expectations."""
     from ..fix.writes import write_atomically

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -83,7 +84,9 @@ class Run:
         "where Leviath reads them), then report the rest."
     ),
 )
-@click.option("--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any).")
+@click.option(
+    "--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)."
+)
 @click.option(
     "--stdin-filename",
     metavar="PATH",
@@ -208,7 +211,9 @@ def _validate(
     return EXIT_FINDINGS if run.failing else EXIT_OK
 
 
-def _stdin_input(paths: tuple[str, ...], name: str | None, fixing: bool) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
+def _stdin_input(
+    paths: tuple[str, ...], name: str | None, fixing: bool
+) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
     """The one-file input of `validate -`: its reported name and a reader of standard input."""
     if paths not in ((), (STDIN,)):
         raise CliError("'-' reads standard input and cannot be combined with other paths")

@@ -19,7 +19,8 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NoReturn
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -88,8 +89,9 @@ def watch(paths: tuple[str, ...], overrides: "Overrides", run_once: Callable[[],
         changes = watchfiles.watch(
             *sorted(folders),
             # `folders` is bound now: the loop makes a new watch when the folders change.
-            watch_filter=lambda change, path, folders=folders: relevant(path)
-            or (change != watchfiles.Change.modified and (os.path.isdir(path) or path in folders)),
+            watch_filter=lambda change, path, folders=folders: (
+                relevant(path) or (change != watchfiles.Change.modified and (os.path.isdir(path) or path in folders))
+            ),
             recursive=False,
             debounce=DEBOUNCE_MS,
             rust_timeout=DEBOUNCE_MS,

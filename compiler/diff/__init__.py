@@ -40,8 +40,19 @@ if TYPE_CHECKING:
 _LAZY = {
     **dict.fromkeys(("diff", "compare", "read_version", "Version"), "core"),
     **dict.fromkeys(
-        ("CLASSES", "THRESHOLDS", "Change", "ChangeClass", "Diff", "DiffSide", "Location", "Refused", "RunDelta",
-         "RunSide", "StageCeilingDelta"),
+        (
+            "CLASSES",
+            "THRESHOLDS",
+            "Change",
+            "ChangeClass",
+            "Diff",
+            "DiffSide",
+            "Location",
+            "Refused",
+            "RunDelta",
+            "RunSide",
+            "StageCeilingDelta",
+        ),
         "model",
     ),
     **dict.fromkeys(("RULES", "ChangeRule"), "rules"),

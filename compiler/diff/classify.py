@@ -9,8 +9,9 @@ from both models (`structural`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..diagnostics import KeyPath, format_key_path
 from ..ir.model import DEFAULT_FAN_OUT_ATTEMPTS
@@ -224,8 +225,11 @@ class Classifier:
         source = d.path[1]
         if not rest:
             if d.op == "reordered":
-                yield self.make("order-changed", f"transitions of stage {show(source)} reordered: "
-                                f"{listed(d.old)} → {listed(d.new)}", d)
+                yield self.make(
+                    "order-changed",
+                    f"transitions of stage {show(source)} reordered: {listed(d.old)} → {listed(d.new)}",
+                    d,
+                )
             else:
                 order = [s["name"] for s in self.new["stages"]]
                 index = order.index(source) if source in order else len(order)
@@ -236,8 +240,13 @@ class Classifier:
                 else:
                     then = f"it falls through to {after}" if after else "as the last stage, it ends the run"
                     state = f"has no transitions table any more: {then}"
-                yield self.make("fall-through-changed", f"stage {show(source)} {state}", d,
-                                old=edge_names(d.old), new=edge_names(d.new))
+                yield self.make(
+                    "fall-through-changed",
+                    f"stage {show(source)} {state}",
+                    d,
+                    old=edge_names(d.old),
+                    new=edge_names(d.new),
+                )
             return
         target = rest[0]
         edge = f"edge {show(source)} → {show(target)}"
@@ -253,8 +262,9 @@ class Classifier:
             return
         key = rest[1]
         if key == "condition":
-            yield self.make("edge-condition-changed",
-                            f"condition of {edge} changed from {show(d.old)} to {show(d.new)}", d)
+            yield self.make(
+                "edge-condition-changed", f"condition of {edge} changed from {show(d.old)} to {show(d.new)}", d
+            )
         elif key in ("transform", "custom") and not (len(rest) == 3 and rest[2] == "compact_prompt"):
             yield self._leaf("transform-changed", d, subject=f"{format_key_path(rest[1:])} of {edge}")
         elif key == "gate" and len(rest) == 2:
@@ -305,8 +315,11 @@ class Classifier:
             yield self.make(kind, f"{point} {d.op}", d)
         elif rest[1] == "unattended":
             kind = "permission-relaxed" if d.new == "auto_approve" else "permission-tightened"
-            state = "now approves itself when nobody is attached" if d.new == "auto_approve" else (
-                "now waits for a person when nobody is attached")
+            state = (
+                "now approves itself when nobody is attached"
+                if d.new == "auto_approve"
+                else ("now waits for a person when nobody is attached")
+            )
             yield self.make(kind, f"{point} {state}", d)
         elif rest[-1] in PROMPT_KEYS:
             yield self._text(d, f"{format_key_path(rest[1:])} of {point}")
@@ -370,8 +383,9 @@ class Classifier:
 
     # --- values ----------------------------------------------------------------------------------
 
-    def _budget(self, d: Delta, unlimited: tuple[Any, ...], subject: str | None = None,
-                values: tuple[Any, Any] | None = None) -> Pending:
+    def _budget(
+        self, d: Delta, unlimited: tuple[Any, ...], subject: str | None = None, values: tuple[Any, Any] | None = None
+    ) -> Pending:
         subject = subject or subject_of(d.path)
         old, new = values or (d.old, d.new)
         before, after = limit_of(old, unlimited), limit_of(new, unlimited)
@@ -431,8 +445,13 @@ class Classifier:
         for name, (before, after) in falls.items():
             if before != after:
                 to = show(after) if after else "the end of the run"
-                out.append(self.make("fall-through-changed", f"stage {show(name)} now falls through to {to}",
-                                     path=("stages", name), old=before, new=after))
+                out.append(
+                    self.make(
+                        "fall-through-changed",
+                        f"stage {show(name)} now falls through to {to}",
+                        path=("stages", name),
+                        old=before,
+                        new=after,
+                    )
+                )
         return out
-
-

@@ -125,16 +125,26 @@ def compare(old: Version, new: Version, *, runs: bool = True, max_states: int | 
 
 def added(new: Version) -> Diff:
     """A blueprint that only the new side has."""
-    change = Change("blueprint-added", RULES["blueprint-added"].change_class, f"new blueprint '{new.blueprint.name}'",
-                    new=new.blueprint.name, new_at=Location(new.label, 1, 1))
+    change = Change(
+        "blueprint-added",
+        RULES["blueprint-added"].change_class,
+        f"new blueprint '{new.blueprint.name}'",
+        new=new.blueprint.name,
+        new_at=Location(new.label, 1, 1),
+    )
     return Diff(DiffSide(new.label, None, None), new.side, (change,), status="added")
 
 
 def removed(old: Version) -> Diff:
     """A blueprint that only the old side has."""
     message = f"blueprint '{old.blueprint.name}' removed: the file is gone"
-    change = Change("blueprint-removed", RULES["blueprint-removed"].change_class, message,
-                    old=old.blueprint.name, old_at=Location(old.label, 1, 1))
+    change = Change(
+        "blueprint-removed",
+        RULES["blueprint-removed"].change_class,
+        message,
+        old=old.blueprint.name,
+        old_at=Location(old.label, 1, 1),
+    )
     return Diff(old.side, DiffSide(old.label, None, None), (change,), status="removed")
 
 
@@ -176,6 +186,7 @@ def _located(pending: list[Pending], old: Version, new: Version) -> tuple[Change
     ]
     rank = {name: number for number, name in enumerate(CLASSES)}
     groups = {"blueprint": 0, "runs": 1}
+
     def key(i: int) -> tuple[int, int, int]:
         return groups[RULES[changes[i].kind].group], rank[changes[i].change_class], i
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..discover import is_blueprint_name, is_skipped_directory
 

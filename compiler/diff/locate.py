@@ -22,8 +22,18 @@ if TYPE_CHECKING:
 
 #: IR top-level keys that the file writes in `[agent]`.
 AGENT_KEYS = frozenset(
-    {"name", "version", "description", "entry_stage", "max_child_depth", "dynamic_tools", "batch_tool_hint",
-     "shell_hint", "nudge", "output"}
+    {
+        "name",
+        "version",
+        "description",
+        "entry_stage",
+        "max_child_depth",
+        "dynamic_tools",
+        "batch_tool_hint",
+        "shell_hint",
+        "nudge",
+        "output",
+    }
 )
 #: Region keys the file spells differently.
 REGION_KEYS: dict[str | int, str] = {"budget_percent": "budget", "compact_at_percent": "compact_at"}

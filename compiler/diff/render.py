@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..display import visible
 from .model import CLASSES, Change, Diff, Refused, RunDelta
@@ -72,8 +72,11 @@ def _pair(old: int | None, new: int | None, old_present: bool = True, new_presen
 def _ceiling_rows(runs: RunDelta) -> list[tuple[str, str, str]]:
     """The stages whose ceilings moved, then the total (nothing when no ceiling moved)."""
     rows = [
-        (s.stage, _pair(s.old_visits, s.new_visits, s.old_present, s.new_present),
-         _pair(s.old_inferences, s.new_inferences, s.old_present, s.new_present))
+        (
+            s.stage,
+            _pair(s.old_visits, s.new_visits, s.old_present, s.new_present),
+            _pair(s.old_inferences, s.new_inferences, s.old_present, s.new_present),
+        )
         for s in runs.stages
     ]
     moved = (runs.old.visits, runs.old.inferences) != (runs.new.visits, runs.new.inferences)
@@ -83,11 +86,13 @@ def _ceiling_rows(runs: RunDelta) -> list[tuple[str, str, str]]:
 
 
 def _unchanged_ceilings(runs: RunDelta) -> str | None:
-    """"ceilings unchanged: …" when both sides were explored and no ceiling moved."""
+    """ "ceilings unchanged: …" when both sides were explored and no ceiling moved."""
     if _ceiling_rows(runs) or not (runs.old.complete and runs.new.complete):
         return None
-    return (f"ceilings unchanged: at most {_number(runs.new.visits)} stage visits and "
-            f"{_number(runs.new.inferences)} inferences per run")
+    return (
+        f"ceilings unchanged: at most {_number(runs.new.visits)} stage visits and "
+        f"{_number(runs.new.inferences)} inferences per run"
+    )
 
 
 # --- text ------------------------------------------------------------------------------------------------
@@ -141,8 +146,10 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
         elif group:
             lines.append("")
         for change in group:
-            lines.append(f"  {paint(change.change_class, change.change_class.ljust(width))}  {visible(change.message)}  "
-                         f"{paint('dim', '[' + change.kind + ']')}")
+            lines.append(
+                f"  {paint(change.change_class, change.change_class.ljust(width))}  {visible(change.message)}  "
+                f"{paint('dim', '[' + change.kind + ']')}"
+            )
             pad = " " * (width + 4)
             if change.detail:
                 lines.append(pad + visible(change.detail))
@@ -188,8 +195,10 @@ def render_markdown(outcomes: Sequence[Outcome]) -> str:
     total = totals(outcomes)
     lines = [MARKDOWN_MARKER, "### Blueprint diff", ""]
     summary = f"{_plural(total['compared'], 'blueprint')} compared, {total['changed']} changed: "
-    summary += ", ".join(f"**{total[name]} {name}**" if name == "breaking" and total[name] else f"{total[name]} {name}"
-                         for name in CLASSES)
+    summary += ", ".join(
+        f"**{total[name]} {name}**" if name == "breaking" and total[name] else f"{total[name]} {name}"
+        for name in CLASSES
+    )
     if total["refused"]:
         summary += f"; **{total['refused']} not compared** (errors)"
     lines.append(summary)
@@ -213,8 +222,13 @@ def _md_block(outcome: Outcome) -> list[str]:
     if isinstance(outcome, Refused):
         lines.append(f"Not compared: the {outcome.side} version has errors.")
         lines.append("")
-        lines.extend(f"- `{d.line}:{d.column}` {_md(d.code)}: {_md(d.message)}" if d.span else f"- {_md(d.code)}: "
-                     f"{_md(d.message)}" for d in outcome.diagnostics if d.severity == "error")
+        lines.extend(
+            f"- `{d.line}:{d.column}` {_md(d.code)}: {_md(d.message)}"
+            if d.span
+            else f"- {_md(d.code)}: {_md(d.message)}"
+            for d in outcome.diagnostics
+            if d.severity == "error"
+        )
         return lines
     if outcome.status == "unchanged":
         return [*lines, "No change: both versions compile to the same IR."]

@@ -88,13 +88,18 @@ def run_delta(old: "Analysis", new: "Analysis", renames: dict[str, str]) -> tupl
             out.append(_pending("run-finding-added", f"{key[0]}: {message}", path, None, path, new=key[0]))
     for key, (message, path) in before.findings.items():
         if key not in after.findings:
-            out.append(_pending("run-finding-fixed", f"{key[0]} fixed: {message}", _renamed(path, renames), path, None,
-                                old=key[0]))
+            out.append(
+                _pending(
+                    "run-finding-fixed", f"{key[0]} fixed: {message}", _renamed(path, renames), path, None, old=key[0]
+                )
+            )
     notes: list[str] = []
     for side, summary in (("old", before), ("new", after)):
         if not summary.run.complete:
-            notes.append(f"the run analysis of the {side} version stopped at its state limit after "
-                         f"{summary.run.states:,} run states: ceilings and reachability are not compared")
+            notes.append(
+                f"the run analysis of the {side} version stopped at its state limit after "
+                f"{summary.run.states:,} run states: ceilings and reachability are not compared"
+            )
     back = {to: name for name, to in renames.items()}
     if before.run.complete and after.run.complete:
         out.extend(_reachability(before, after, back))
@@ -108,8 +113,15 @@ def run_delta(old: "Analysis", new: "Analysis", renames: dict[str, str]) -> tupl
     return out, RunDelta(before.run, after.run, _stage_rows(before, after) if both else (), tuple(notes))
 
 
-def _pending(kind: str, message: str, path: KeyPath, old_path: KeyPath | None, new_path: KeyPath | None,
-             old: object = None, new: object = None) -> Pending:
+def _pending(
+    kind: str,
+    message: str,
+    path: KeyPath,
+    old_path: KeyPath | None,
+    new_path: KeyPath | None,
+    old: object = None,
+    new: object = None,
+) -> Pending:
     stage = path[1] if len(path) > 1 and path[0] == "stages" and isinstance(path[1], str) else None
     change = Change(kind, RULES[kind].change_class, message, tuple(path), stage, old, new)
     return Pending(change, old_path, new_path, ir=False)
@@ -128,18 +140,38 @@ def _reachability(before: _Side, after: _Side, back: dict[str, str]) -> list[Pen
         if was != now:
             old_path, new_path = ("stages", back.get(stage, stage)), ("stages", stage)
             if now:
-                out.append(_pending("stage-reachable", f"runs now enter stage '{stage}' (none did before)",
-                                    new_path, old_path, new_path, old=False, new=True))
+                out.append(
+                    _pending(
+                        "stage-reachable",
+                        f"runs now enter stage '{stage}' (none did before)",
+                        new_path,
+                        old_path,
+                        new_path,
+                        old=False,
+                        new=True,
+                    )
+                )
             else:
-                out.append(_pending("stage-unreachable", f"no run enters stage '{stage}' any more",
-                                    new_path, old_path, new_path, old=True, new=False))
+                out.append(
+                    _pending(
+                        "stage-unreachable",
+                        f"no run enters stage '{stage}' any more",
+                        new_path,
+                        old_path,
+                        new_path,
+                        old=True,
+                        new=False,
+                    )
+                )
     return out
 
 
 def _totals(before: RunSide, after: RunSide) -> list[Pending]:
     out = []
-    for label, old, new in (("stage visits", before.visits, after.visits),
-                            ("inferences", before.inferences, after.inferences)):
+    for label, old, new in (
+        ("stage visits", before.visits, after.visits),
+        ("inferences", before.inferences, after.inferences),
+    ):
         if old == new:
             continue
         raised = _size(new) > _size(old)

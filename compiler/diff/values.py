@@ -17,8 +17,20 @@ WRITE_TOOLS = frozenset({*MODIFYING_TOOLS, "shell", "bash"})
 MODE_TOOLS = {"output": SUBMIT_OUTPUT_TOOL, "fan_out": FAN_OUT_TOOL}
 #: Keys whose value is text a model or a person reads.
 PROMPT_KEYS = frozenset(
-    {"description", "system_prompt", "transition_prompt", "hint", "message", "text", "prompt", "instructions",
-     "example", "split_prompt", "compact_prompt", "required_message"}
+    {
+        "description",
+        "system_prompt",
+        "transition_prompt",
+        "hint",
+        "message",
+        "text",
+        "prompt",
+        "instructions",
+        "example",
+        "split_prompt",
+        "compact_prompt",
+        "required_message",
+    }
 )
 #: Budget keys → the values that mean "no limit".
 BUDGETS: dict[str, tuple[Any, ...]] = {
@@ -91,6 +103,7 @@ def limit_of(value: Any, unlimited: tuple[Any, ...]) -> float:
 
 def comparable(old: Any, new: Any, unlimited: tuple[Any, ...]) -> bool:
     """Both sides are a number or a value meaning "no limit"."""
+
     def ok(v: Any) -> bool:
         return (isinstance(v, (int, float)) and not isinstance(v, bool)) or (v in unlimited and v is not ABSENT)
 

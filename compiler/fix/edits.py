@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span

@@ -9,7 +9,8 @@ rename is made in the text itself (`renames.py`), since tomlkit cannot rename a 
 from __future__ import annotations
 
 import tomllib
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..rulebook.fixers import KeyFix, Unfixable
 

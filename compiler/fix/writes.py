@@ -26,7 +26,7 @@ import errno
 import os
 import secrets
 import stat
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..parse.source import read_blueprint
 

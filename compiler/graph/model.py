@@ -21,9 +21,10 @@ meet the recursion limit.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import MethodType
-from typing import TYPE_CHECKING, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Literal
 
 from .algorithms import DominatorTree, breadth_first, strongly_connected
 

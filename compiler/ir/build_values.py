@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any, Iterable, Mapping, TypeGuard, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeGuard, TypeVar
 
 Table = Mapping[str, Any]
 EMPTY: Table = {}

@@ -112,7 +112,9 @@ def _dataclass_codec(cls: type) -> Codec:
 
     def resolved() -> list[tuple[str, Codec]]:
         if not codecs:
-            codecs.extend((name, _bounded(codec_for(hints[name]), MINIMUMS.get((cls.__name__, name)))) for name in names)
+            codecs.extend(
+                (name, _bounded(codec_for(hints[name]), MINIMUMS.get((cls.__name__, name)))) for name in names
+            )
         return codecs
 
     def encode(value: Any) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -74,7 +75,9 @@ def _overlaps(a: tuple, b: tuple) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def _machine_fixes(analysis: "Analysis", findings: list[Diagnostic]) -> dict[Diagnostic, list[tuple[str, list[types.TextEdit], bool]]]:
+def _machine_fixes(
+    analysis: "Analysis", findings: list[Diagnostic]
+) -> dict[Diagnostic, list[tuple[str, list[types.TextEdit], bool]]]:
     """`validate --fix`'s fix of each fixable finding, as LSP edits."""
     from ..config import DEFAULT_SETTINGS
     from ..fix.edits import fixes_for
@@ -83,7 +86,10 @@ def _machine_fixes(analysis: "Analysis", findings: list[Diagnostic]) -> dict[Dia
     out: dict[Diagnostic, list[tuple[str, list[types.TextEdit], bool]]] = {}
     for finding, fix in fixes.items():
         edits = [
-            types.TextEdit(range=offsets_range(analysis.lines, *analysis.lines.span_offsets(edit.span, exact=True)), new_text=edit.new_text)
+            types.TextEdit(
+                range=offsets_range(analysis.lines, *analysis.lines.span_offsets(edit.span, exact=True)),
+                new_text=edit.new_text,
+            )
             for edit in fix.edits
         ]
         out[finding] = [(fix.title, edits, True)]

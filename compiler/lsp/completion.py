@@ -9,7 +9,8 @@ the project's `known-tools`; rule codes, inside `# blueprint: ignore[...]`, from
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -47,8 +48,13 @@ def complete(ls: "BlueprintServer", document: "Document", analysis: "Analysis", 
     edit_range = offsets_range(analysis.lines, cursor.word_start, offset)
     named = analysis if analysis.parsed else document.last_parsed or _without_line(document, analysis, offset)
 
-    def item(label: str, kind: types.CompletionItemKind, insert: str | None = None, detail: str | None = None,
-             doc: str | None = None) -> types.CompletionItem:
+    def item(
+        label: str,
+        kind: types.CompletionItemKind,
+        insert: str | None = None,
+        detail: str | None = None,
+        doc: str | None = None,
+    ) -> types.CompletionItem:
         return types.CompletionItem(
             label=label,
             kind=kind,
@@ -105,7 +111,9 @@ def _key_items(cursor: Cursor, named: "Analysis | None", document: "Document", i
             continue
         doc = key_doc(path + (name,))
         item_kind = types.CompletionItemKind.Module if _is_table(node) else types.CompletionItemKind.Field
-        items.append(item(name, item_kind, format_key(name), doc.kind if doc else None, doc.markdown() if doc else None))
+        items.append(
+            item(name, item_kind, format_key(name), doc.kind if doc else None, doc.markdown() if doc else None)
+        )
     kind = _named_key_kind(path, header=cursor.where == "header")
     if kind is not None:
         for name in _names(kind, named, document):
@@ -114,7 +122,9 @@ def _key_items(cursor: Cursor, named: "Analysis | None", document: "Document", i
     return items
 
 
-def _value_items(cursor: Cursor, named: "Analysis | None", document: "Document", item: Any) -> list[types.CompletionItem]:
+def _value_items(
+    cursor: Cursor, named: "Analysis | None", document: "Document", item: Any
+) -> list[types.CompletionItem]:
     path = cursor.path
     quote = (lambda v: v) if cursor.in_string else toml_value
     for kind, patterns in VALUE_KINDS:
@@ -127,8 +137,11 @@ def _value_items(cursor: Cursor, named: "Analysis | None", document: "Document",
     if cursor.in_string:
         values = [v for v in values if isinstance(v, str)]
     return [
-        item(toml_value(v) if not isinstance(v, str) else v, types.CompletionItemKind.EnumMember,
-             v if isinstance(v, str) and cursor.in_string else toml_value(v))
+        item(
+            toml_value(v) if not isinstance(v, str) else v,
+            types.CompletionItemKind.EnumMember,
+            v if isinstance(v, str) and cursor.in_string else toml_value(v),
+        )
         for v in values
     ]
 

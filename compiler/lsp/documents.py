@@ -116,7 +116,9 @@ class Document:
         return analysis if analysis is not None and analysis.version == self.version else None
 
 
-def analyse(path: str, text: str, version: int, settings: "Settings", encoding: str, *, check: bool = False) -> Analysis:
+def analyse(
+    path: str, text: str, version: int, settings: "Settings", encoding: str, *, check: bool = False
+) -> Analysis:
     """Validate one version of a document (and explore its runs when `check`), as
     `blueprint validate` / `blueprint check` would validate the file `path` holding `text`."""
     data = text.encode("utf-8", "surrogatepass")

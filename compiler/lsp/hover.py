@@ -100,7 +100,12 @@ def stage_summary(blueprint: Blueprint, name: str) -> str | None:
         lines += ["", stage.description]
     if stage.transitions is None:
         following = blueprint.next_stage(stage)
-        lines += ["", f"No transitions: falls through to `{following.name}`." if following else "No transitions: the run ends here."]
+        lines += [
+            "",
+            f"No transitions: falls through to `{following.name}`."
+            if following
+            else "No transitions: the run ends here.",
+        ]
     elif not stage.transitions:
         lines += ["", "Terminal: the run ends here."]
     else:
@@ -120,7 +125,11 @@ def region_summary(blueprint: Blueprint, name: str) -> str | None:
         region = layout.get(name)
         if region is None:
             continue
-        budget = f"{region.budget_percent:g}% of the window" if region.budget_percent is not None else f"{region.max_tokens} tokens"
+        budget = (
+            f"{region.budget_percent:g}% of the window"
+            if region.budget_percent is not None
+            else f"{region.max_tokens} tokens"
+        )
         found.append(f"- {where}: `{region.kind}`, {budget}" + (", required" if region.required else ""))
     if not found:
         if name in ALWAYS_VISIBLE_REGIONS:

@@ -22,7 +22,7 @@ def _resolved(node: dict[str, Any]) -> dict[str, Any]:
     ref = node.get("$ref")
     if not isinstance(ref, str) or not ref.startswith(_PREFIX):
         return node
-    target = load_schema("blueprint").get("definitions", {}).get(ref[len(_PREFIX):], {})
+    target = load_schema("blueprint").get("definitions", {}).get(ref[len(_PREFIX) :], {})
     return {**_resolved(target), **{k: v for k, v in node.items() if k != "$ref"}}
 
 
@@ -101,7 +101,9 @@ class KeyDoc:
             limits.append(f"≥ {node['minimum']}")
         if "maximum" in node:
             limits.append(f"≤ {node['maximum']}")
-        head = f"**`{format_key_path(self.path) or self.name}`** — {kind}" + (f" ({', '.join(limits)})" if limits else "")
+        head = f"**`{format_key_path(self.path) or self.name}`** — {kind}" + (
+            f" ({', '.join(limits)})" if limits else ""
+        )
         lines = [head, ""]
         if node.get("description"):
             lines += [str(node["description"]), ""]

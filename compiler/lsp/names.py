@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..diagnostics import KeyPath, Span
 from ..ir.model import ALWAYS_VISIBLE_REGIONS

@@ -115,7 +115,9 @@ def symbols(ls: "BlueprintServer", document: "Document", analysis: "Analysis", p
         out.append(symbol("agent", blueprint.name, types.SymbolKind.Module, ("agent",), []))
     if not blueprint.layout.fallback:
         prefix: KeyPath = ("context", "regions")
-        out.append(symbol("regions", None, types.SymbolKind.Namespace, prefix, _regions(symbol, prefix, blueprint.layout)))
+        out.append(
+            symbol("regions", None, types.SymbolKind.Namespace, prefix, _regions(symbol, prefix, blueprint.layout))
+        )
     stage_names = set() if blueprint.default_stage else set(blueprint.stage_names)
     for stage in blueprint.stages:
         if stage.name not in stage_names:

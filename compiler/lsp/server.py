@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, BinaryIO, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcException

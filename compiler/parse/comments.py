@@ -6,8 +6,8 @@ Used for suppression directives (`# blueprint: ignore[...]`) and by the nesting 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from .source import LineIndex
 

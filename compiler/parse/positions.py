@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator, cast
+from typing import cast
 
 from ..diagnostics import KeyPath, Span
 from .source import LineIndex

@@ -8,8 +8,9 @@ when the format is used. Reporters never print, never exit and never decide the 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic

@@ -145,7 +145,9 @@ def _stage_row(blueprint: "Blueprint", graph: "StageGraph", stage: "Stage", node
         entry=node.entry,
         terminal=node.terminal,
         edges=_edges(graph, stage),
-        nudge=(f"on, at most {nudge.max}" + (" (the built-in text)" if nudge.text == DEFAULT_NUDGE_TEXT else "")) if nudge.enabled else "off",
+        nudge=(f"on, at most {nudge.max}" + (" (the built-in text)" if nudge.text == DEFAULT_NUDGE_TEXT else ""))
+        if nudge.enabled
+        else "off",
         nudge_text=nudge.text if nudge.enabled and nudge.text != DEFAULT_NUDGE_TEXT else None,
         regions=", ".join(layout.names) + (" (default layout)" if layout.fallback else ""),
         own_layout=stage.layout is not None,
@@ -172,9 +174,15 @@ def _edges(graph: "StageGraph", stage: "Stage") -> tuple[EdgeRow, ...]:
 def _transition(edge: "Edge", missing: bool) -> EdgeRow:
     transform = None
     if edge.transform == "custom" and edge.custom is not None:
-        parts = [f"{key} {', '.join(values)}" for key, values in (
-            ("carry", edge.custom.carry), ("compact", edge.custom.compact), ("clear", edge.custom.clear)
-        ) if values]
+        parts = [
+            f"{key} {', '.join(values)}"
+            for key, values in (
+                ("carry", edge.custom.carry),
+                ("compact", edge.custom.compact),
+                ("clear", edge.custom.clear),
+            )
+            if values
+        ]
         transform = "custom" + (f" ({'; '.join(parts)})" if parts else "")
     elif edge.transform != "direct":
         transform = edge.transform
@@ -193,7 +201,10 @@ def _transition(edge: "Edge", missing: bool) -> EdgeRow:
 
 
 def _regions(blueprint: "Blueprint") -> tuple[RegionRow, ...]:
-    rows = [_region_row(region, "global" if not blueprint.layout.fallback else "default") for region in blueprint.layout.regions]
+    rows = [
+        _region_row(region, "global" if not blueprint.layout.fallback else "default")
+        for region in blueprint.layout.regions
+    ]
     for stage in blueprint.stages:
         if stage.layout is not None:
             rows.extend(_region_row(region, f"stage {stage.name}") for region in stage.layout.regions)

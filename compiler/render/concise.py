@@ -9,7 +9,8 @@ its one line: control characters, newlines and tabs included, are shown as pictu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Counts, Diagnostic
 from ..display import visible

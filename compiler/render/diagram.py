@@ -136,7 +136,9 @@ def drawing(graph: "StageGraph", title: str = "", hint_width: int = HINT_WIDTH) 
         if fan_out is not None:
             for kind, name in (("merge", fan_out.merge_stage), ("worker", fan_out.worker_stage)):
                 if name is not None and name not in ids:
-                    arrows.append(Arrow(source, other("missing", name), kind, None, (kind if kind == "merge" else "workers",)))
+                    arrows.append(
+                        Arrow(source, other("missing", name), kind, None, (kind if kind == "merge" else "workers",))
+                    )
     for worker in graph.external_workers:
         name = worker.name if worker.kind == "agent" else f"query: {worker.name}"
         arrows.append(Arrow(ids[worker.stage], other("external", name), "worker", None, ("workers",)))
@@ -313,7 +315,7 @@ def to_dot(d: Drawing) -> str:
     """A Graphviz `digraph` (top-down), UTF-8."""
     out = [
         "digraph blueprint {",
-        f"  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, labelloc=t, label={_dot_label([d.title] if d.title else [])}];",
+        f'  graph [rankdir=TB, fontname="Helvetica", fontsize=12, labelloc=t, label={_dot_label([d.title] if d.title else [])}];',
         '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#34495e", fontname="Helvetica", fontsize=11];',
         '  edge [color="#34495e", fontname="Helvetica", fontsize=9, fontcolor="#2c3e50"];',
     ]

@@ -37,7 +37,9 @@ def outline(graph: "StageGraph", title: str = "") -> str:
     for node in full.nodes:
         if node.kind != "stage":
             continue
-        flags = [f for f, on in (("entry", node.entry), ("terminal", node.terminal), ("unreachable", node.unreachable)) if on]
+        flags = [
+            f for f, on in (("entry", node.entry), ("terminal", node.terminal), ("unreachable", node.unreachable)) if on
+        ]
         head = f"stage {quote(node.name)}" + (f" [{', '.join(flags)}]" if flags else "")
         stage_node = graph.node(node.name)
         assert stage_node is not None, "a stage box draws a stage of the graph"
@@ -52,7 +54,9 @@ def outline(graph: "StageGraph", title: str = "") -> str:
         lines.append(f"{head}: {', '.join(facts)}")
         for arrow in by_source.get(node.id, []):
             lines.append("  " + _outline_arrow(arrow, names[arrow.target]))
-        if node.terminal and not any(a.kind != "worker" and a.condition not in CONDITIONED for a in by_source.get(node.id, [])):
+        if node.terminal and not any(
+            a.kind != "worker" and a.condition not in CONDITIONED for a in by_source.get(node.id, [])
+        ):
             lines.append("  (a normal end here ends the run)")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

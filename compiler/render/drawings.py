@@ -3,7 +3,8 @@ text outline (the drawings themselves are `diagram` and `diagram_outline`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .diagram import drawing, to_dot, to_mermaid
 from .diagram_outline import outline

@@ -13,7 +13,8 @@ Notes become `::notice`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..display import visible, visible_lines
@@ -29,9 +30,7 @@ COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
 def report(results: Sequence["FileResult"], options: "ReportOptions | None" = None) -> str:
     """Every finding of every file, one command per line (nothing at all when clean)."""
-    return "".join(
-        annotation(d, repository_path(result.path)) + "\n" for result in results for d in result.diagnostics
-    )
+    return "".join(annotation(d, repository_path(result.path)) + "\n" for result in results for d in result.diagnostics)
 
 
 def annotation(d: Diagnostic, path: str) -> str:

@@ -15,7 +15,8 @@ indented by two spaces, ASCII-only (any terminal or pipe can carry it), newline-
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Counts
 
@@ -30,9 +31,7 @@ if TYPE_CHECKING:
 REPORT_VERSION = 1
 
 
-def report_document(
-    results: Sequence["FileResult"], fixes: "Mapping[Diagnostic, Fix] | None" = None
-) -> dict[str, Any]:
+def report_document(results: Sequence["FileResult"], fixes: "Mapping[Diagnostic, Fix] | None" = None) -> dict[str, Any]:
     """The report as plain data, before it is written as JSON. `fixes` are the fixable
     findings with their edits; without them, they are worked out with the default settings."""
     if fixes is None:

@@ -16,8 +16,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .. import DISTRIBUTION, __version__

@@ -13,7 +13,8 @@ formats.
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Counts, Diagnostic
 from ..display import visible

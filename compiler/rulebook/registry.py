@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, KeyPath, Related, Severity, Span
 

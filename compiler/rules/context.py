@@ -6,8 +6,9 @@ which fills in the rule's severity, the position of the key path and the stage i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..diagnostics import Diagnostic, KeyPath, Related
 from ..parse.positions import PositionIndex

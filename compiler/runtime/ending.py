@@ -202,6 +202,7 @@ def _terminal(run: "Run") -> None:
     else:
         complete(run, "terminal")
 
+
 # --- interaction points: the stage is held until each is answered --------------------------------
 
 
@@ -240,11 +241,12 @@ def proceed(run: "Run") -> None:
     end_stage(run, outcome)
 
 
-
 def route_action(run: "Run") -> AskRoute:
     table = run.table
     options, prompt = table.routing(run.state.offer)
-    return build(AskRoute, table.stage.name, run.state.requests, options, prompt, table.stage.allow_complete, run.state.inject)
+    return build(
+        AskRoute, table.stage.name, run.state.requests, options, prompt, table.stage.allow_complete, run.state.inject
+    )
 
 
 def routed(run: "Run", target: str | None) -> None:
@@ -274,7 +276,15 @@ def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
             verdict = "forced"
             run.flag(gates_forced=run.state.flags.gates_forced + 1)
     clear, summarize = transform_effect(run.ir, run.stage, run.state, edge)
-    move(run, edge.target, condition=edge.condition, transform=edge.transform, clear=clear, summarize=summarize, gate=verdict)
+    move(
+        run,
+        edge.target,
+        condition=edge.condition,
+        transform=edge.transform,
+        clear=clear,
+        summarize=summarize,
+        gate=verdict,
+    )
 
 
 def move(
@@ -297,7 +307,9 @@ def move(
         run.set(regions={**run.state.regions, **cleared})
     run.enter(target, carry)
     run.set(status="active", reason=None, compact=summarize)
-    run.emit(build(TakeEdge, source, target, condition, transform, run.state.visits[target], clear, summarize, gate, notes))
+    run.emit(
+        build(TakeEdge, source, target, condition, transform, run.state.visits[target], clear, summarize, gate, notes)
+    )
     run.ready()
 
 

@@ -14,8 +14,9 @@ returns None for anything it cannot read, never raising.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 #: Tool-call outcomes. Anything a tool did not do counts as not done: only `ok` can modify.
 OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")

@@ -12,7 +12,8 @@ document still a dict, say) or a `state` that is not a `RunState` raises `TypeEr
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, assert_never
+from collections.abc import Iterable, Mapping
+from typing import assert_never
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
 from . import ending, interaction, points, replies, texts

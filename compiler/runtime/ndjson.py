@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from .events import (
     ChildFinished,
@@ -69,7 +70,15 @@ REPEAT_LIMIT = 100_000
 _PASS_THROUGH = (RegionChanged, ChildStarted, ChildFinished, Tick)
 _MARKER = re.compile(r"^\[(denied|error|unavailable|blocked)\]")
 _STREAM_TYPES = frozenset(
-    {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
 )
 
 

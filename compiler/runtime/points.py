@@ -7,7 +7,8 @@ are answered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..ir.model import InteractionPoint
 from .actions import AskInteraction

@@ -7,7 +7,8 @@ stage, which validation rejects but an unvalidated IR may still contain.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..ir.model import (
     DEFAULT_MAX_NUDGES,
@@ -86,9 +87,7 @@ def resolved_nudge(ir: Blueprint, stage: Stage, global_nudge: NudgeConfig | None
 def required_regions(ir: Blueprint, stage: Stage, *, caller_inputs: bool = True) -> tuple[str, ...]:
     """Regions marked `required` in the stage's layout (its own, else the blueprint's)."""
     return tuple(
-        r.name
-        for r in ir.layout_for(stage).regions
-        if r.required and (caller_inputs or r.caller_input is None)
+        r.name for r in ir.layout_for(stage).regions if r.required and (caller_inputs or r.caller_input is None)
     )
 
 

@@ -11,7 +11,8 @@ whatever the host says.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Collection
+from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from . import ending, texts

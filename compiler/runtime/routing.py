@@ -10,7 +10,7 @@ with any other character (`deep-dive`) is never matched.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..ir.model import Stage
 from .actions import RouteOption

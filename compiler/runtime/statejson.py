@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from functools import partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from ..ir.model import NudgeConfig
 from .events import Event, event_from_dict, event_to_dict
@@ -245,9 +246,10 @@ def _record(cls: type, readers: dict[str, Reader], ignored: str | None = None) -
     #: Type patterns of the scalar fields known to be right (a bounded set: each field
     #: allows at most three types).
     good: set[tuple[type, ...]] = set()
-    in_range = _range_check(tuple(name for name in scalar_names if readers[name] is _count), tuple(
-        name for name in scalar_names if readers[name] in (_finite, _opt_finite)
-    ))
+    in_range = _range_check(
+        tuple(name for name in scalar_names if readers[name] is _count),
+        tuple(name for name in scalar_names if readers[name] in (_finite, _opt_finite)),
+    )
     slow = _field_by_field(cls, names, readers)
 
     def read(data: Any, what: str) -> Any:

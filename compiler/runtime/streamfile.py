@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import IO, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import IO
 
 from ..reading import open_regular
 from .events import Event

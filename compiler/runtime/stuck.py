@@ -10,7 +10,7 @@ looked at). Non-positive thresholds are unset.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..ir.model import Blueprint, Edge, Stage, StuckThresholds
 from . import texts

@@ -10,8 +10,8 @@ is looked at and kept for as long as the blueprint lives. The answers are those 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from functools import partial
-from typing import Mapping
 
 from ..ir.model import Blueprint, Edge, Stage
 from .actions import RouteOption

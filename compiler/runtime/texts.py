@@ -8,7 +8,7 @@ on the markers without the machine's modules spelling them out twice.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 SYSTEM_PREFIX = "[System] "
 USER_PREFIX = "User"
@@ -59,10 +59,7 @@ def gate_region_unchanged(region: str, stage: str) -> str:
 def gate_open_items(region: str, items: Iterable[tuple[str, str]]) -> str:
     items = list(items)
     listed = "; ".join(f"{item_id} {text}".strip() for item_id, text in items)
-    return (
-        f"{len(items)} item(s) still open in '{region}': {listed}; "
-        "finish them and mark each one with todo_done"
-    )
+    return f"{len(items)} item(s) still open in '{region}': {listed}; finish them and mark each one with todo_done"
 
 
 def gate_regions_empty(regions: Iterable[str]) -> str:

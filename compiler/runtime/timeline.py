@@ -9,8 +9,9 @@ edges with their transforms, the outcome and flags); `render_json` gives the sam
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 from ..display import json_visible, visible_lines
 from ..ir.model import Blueprint

@@ -33,7 +33,9 @@ def _worth_summarizing(ir: Blueprint, stage: Stage, state: RunState, name: str) 
     return known is None or not known.empty
 
 
-def transform_effect(ir: Blueprint, stage: Stage, state: RunState, edge: Edge) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def transform_effect(
+    ir: Blueprint, stage: Stage, state: RunState, edge: Edge
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(regions to empty now, regions to summarize before the next inference)."""
     kind = edge.transform  # the IR has already read the alias `summarize` as `compact`
     if kind == "custom":

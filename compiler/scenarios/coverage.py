@@ -9,8 +9,9 @@ run leads to it) is not counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..display import visible_lines
 from ..runtime.actions import TakeEdge
@@ -42,10 +43,16 @@ class Coverage:
     def to_dict(self) -> dict[str, Any]:
         return {
             "blueprint": self.blueprint,
-            "stages": {"total": len(self.stages), "entered": len(self.stages) - len(self.missed_stages),
-                       "missed": self.missed_stages},
-            "edges": {"total": len(self.branches), "taken": len(self.branches) - len(self.missed_branches),
-                      "missed": [{"source": s, "target": t, "condition": c} for s, t, c in self.missed_branches]},
+            "stages": {
+                "total": len(self.stages),
+                "entered": len(self.stages) - len(self.missed_stages),
+                "missed": self.missed_stages,
+            },
+            "edges": {
+                "total": len(self.branches),
+                "taken": len(self.branches) - len(self.missed_branches),
+                "missed": [{"source": s, "target": t, "condition": c} for s, t, c in self.missed_branches],
+            },
         }
 
 

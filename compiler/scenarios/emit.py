@@ -15,7 +15,8 @@ A file that already exists keeps its scenarios; only scenarios with new names ar
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from .loader import load_scenarios

@@ -8,8 +8,9 @@ and actual, as text for the report) and the actual value `--update` writes in it
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any
 
 from ..runtime.state import Flags, flags_report
 from .model import Expectation, Where
@@ -19,8 +20,12 @@ STATUSES = ("complete", "error", "cancelled", "paused", "unfinished")
 FLAG_NAMES = (*(f.name for f in fields(Flags)), "produced_output", "empty_output")
 _COMPARISON = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(\d+)\s*$")
 _OPS: dict[str, Callable[[int, int], bool]] = {
-    ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b, ">": lambda a, b: a > b, "<": lambda a, b: a < b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
 }
 
 
@@ -75,7 +80,9 @@ def count(value: Any, *, unlimited: bool = False) -> Any:
     raise ValueError(f'must be a whole number or a comparison such as ">= 2"{extra}')
 
 
-def _counts(value: Any, *, names: tuple[str, ...] | None = None, boolean: bool = False, unlimited: bool = False) -> dict:
+def _counts(
+    value: Any, *, names: tuple[str, ...] | None = None, boolean: bool = False, unlimited: bool = False
+) -> dict:
     if not isinstance(value, dict):
         raise ValueError("must be a table")
     for key, item in value.items():
@@ -195,10 +202,15 @@ def check(expectation: Expectation, played: Played) -> Failure | None:
         return None
     if expectation.negated:
         return Failure(
-            key, f"expect_not.{key}: the run must not show {expected}, and it does: {actual}",
-            expectation.where, f"not {expected}", actual,
+            key,
+            f"expect_not.{key}: the run must not show {expected}, and it does: {actual}",
+            expectation.where,
+            f"not {expected}",
+            actual,
         )
-    return Failure(key, f"{key}: expected {expected}, got {actual}", expectation.where, expected, actual, True, expectation)
+    return Failure(
+        key, f"{key}: expected {expected}, got {actual}", expectation.where, expected, actual, True, expectation
+    )
 
 
 def _check_status(wanted: str, p: Played):

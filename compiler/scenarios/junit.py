@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..display import xml_visible
 from ..render.text import render_diagnostic
@@ -38,15 +38,22 @@ def render_junit(outcomes: Sequence[FileOutcome]) -> str:
         suite = ET.SubElement(root, "testsuite", name=_clean(path))
         classname = _clean(path)
         for result in outcome.results:
-            case = ET.SubElement(suite, "testcase", name=_clean(result.scenario.name), classname=classname,
-                                 time=_seconds(result.seconds))
+            case = ET.SubElement(
+                suite, "testcase", name=_clean(result.scenario.name), classname=classname, time=_seconds(result.seconds)
+            )
             if result.failures:
                 first = result.failures[0]
-                failure = ET.SubElement(case, "failure", message=_clean(first.message),
-                                        type="script-mismatch" if first.key == "script" else "expectation-failed")
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    message=_clean(first.message),
+                    type="script-mismatch" if first.key == "script" else "expectation-failed",
+                )
                 failure.text = _clean(failure_text(outcome, result))
         for problem in outcome.problems:
-            case = ET.SubElement(suite, "testcase", name=_clean(f"{path} ({problem.code})"), classname=classname, time="0.000")
+            case = ET.SubElement(
+                suite, "testcase", name=_clean(f"{path} ({problem.code})"), classname=classname, time="0.000"
+            )
             error = ET.SubElement(case, "error", message=_clean(problem.message), type=problem.code)
             error.text = _clean(render_diagnostic(problem, outcome.file.source))
         tests = len(outcome.results) + len(outcome.problems)

@@ -23,7 +23,14 @@ from .vocabulary import VocabularyError, read_step
 
 FILE_KEYS = ("blueprint", "scenario")
 SCENARIO_KEYS = (
-    "name", "description", "unattended", "default_max_iterations", "regions", "script", "expect", "expect_not",
+    "name",
+    "description",
+    "unattended",
+    "default_max_iterations",
+    "regions",
+    "script",
+    "expect",
+    "expect_not",
 )
 VISIT_KEYS = ("stage", "do")
 
@@ -87,10 +94,20 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
         blueprint = os.path.join(os.path.dirname(path), document["blueprint"])
     tables = document.get("scenario", [])
     if not isinstance(tables, list):
-        reader.problem("scenario-format", ("scenario",), "`scenario` must be an array of tables: write each as [[scenario]]", prefer="key")
+        reader.problem(
+            "scenario-format",
+            ("scenario",),
+            "`scenario` must be an array of tables: write each as [[scenario]]",
+            prefer="key",
+        )
         tables = []
     if not tables and "scenario" not in document:
-        reader.problem("scenario-format", (), "the file has no [[scenario]] table", fix="add one: [[scenario]] with a name, a script and expectations")
+        reader.problem(
+            "scenario-format",
+            (),
+            "the file has no [[scenario]] table",
+            fix="add one: [[scenario]] with a name, a script and expectations",
+        )
     scenarios: list[Scenario] = []
     names: dict[str, int] = {}
     for number, table in enumerate(tables):
@@ -98,7 +115,8 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
         scenario = _scenario(reader, table, number)
         if scenario is not None and scenario.name in names:
             reader.problem(
-                "scenario-format", ("scenario", number, "name"),
+                "scenario-format",
+                ("scenario", number, "name"),
                 f"scenario name '{scenario.name}' is used twice (first in scenario {names[scenario.name] + 1})",
                 fix="give every scenario of a file its own name",
             )
@@ -106,7 +124,9 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
             names.setdefault(scenario.name, number)
         if scenario is not None and len(reader.diagnostics) == before:
             scenarios.append(scenario)
-    return ScenarioFile(path, source, blueprint, blueprint_where, tuple(scenarios), tuple(reader.diagnostics), len(tables))
+    return ScenarioFile(
+        path, source, blueprint, blueprint_where, tuple(scenarios), tuple(reader.diagnostics), len(tables)
+    )
 
 
 def _scenario(reader: _Reader, table: Any, number: int) -> Scenario | None:
@@ -116,7 +136,9 @@ def _scenario(reader: _Reader, table: Any, number: int) -> Scenario | None:
     reader.keys(table, SCENARIO_KEYS, path, "a scenario")
     name = table.get("name")
     if name is None:
-        reader.problem("scenario-format", path, "a scenario needs a `name`", prefer="key", fix='add name = "what the run shows"')
+        reader.problem(
+            "scenario-format", path, "a scenario needs a `name`", prefer="key", fix='add name = "what the run shows"'
+        )
         name = f"scenario {number + 1}"
     elif not reader.typed(name, str, (*path, "name"), "a string") or not name.strip():
         if isinstance(name, str):
@@ -137,11 +159,18 @@ def _scenario(reader: _Reader, table: Any, number: int) -> Scenario | None:
     if isinstance(script, str):
         visits, events_file, events_where = None, script, reader.where((*path, "script"))
     elif script is not None:
-        if reader.typed(script, list, (*path, "script"), 'an array of stage visits ([[scenario.script]]) or an NDJSON file name'):
+        if reader.typed(
+            script, list, (*path, "script"), "an array of stage visits ([[scenario.script]]) or an NDJSON file name"
+        ):
             visits = tuple(filter(None, (_visit(reader, v, (*path, "script", i)) for i, v in enumerate(script))))
     else:
-        reader.problem("scenario-format", path, f"scenario '{name}' has no `script`", prefer="key",
-                       fix='add the stage visits: script = [{ stage = "…", do = ["text"] }]')
+        reader.problem(
+            "scenario-format",
+            path,
+            f"scenario '{name}' has no `script`",
+            prefer="key",
+            fix='add the stage visits: script = [{ stage = "…", do = ["text"] }]',
+        )
     found: list[Expectation] = []
     for key, negated in (("expect", False), ("expect_not", True)):
         if key in table and reader.typed(table[key], dict, (*path, key), "a table of expectations"):

@@ -10,8 +10,9 @@ answers what expectations ask: the status, the path, the holds that fired, the n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
@@ -138,9 +139,7 @@ class Played:
             if name is not None:
                 counts[name] += 1
         for each in [visit] if visit is not None else self.visits:
-            counts["gate_forced"] += sum(
-                1 for a in each.actions if isinstance(a, TakeEdge) and a.gate == "forced"
-            )
+            counts["gate_forced"] += sum(1 for a in each.actions if isinstance(a, TakeEdge) and a.gate == "forced")
         return counts
 
     def budgets(self) -> dict[str, int | str]:
@@ -163,7 +162,11 @@ class Played:
         seen: dict[tuple, VisitRun] = {}
         for visit in self.visits:
             entry = visit.entry
-            key = (visit.stage, budgeted_counts(self.ir, visit.stage, entry.visits), entry.final_output if owed else None)
+            key = (
+                visit.stage,
+                budgeted_counts(self.ir, visit.stage, entry.visits),
+                entry.final_output if owed else None,
+            )
             if key in seen:
                 return seen[key], visit
             seen[key] = visit
@@ -292,7 +295,11 @@ def _route_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | Non
     offered = ", ".join(state.offer) + (", or DONE" if stage.allow_complete else "")
     target = action.data.get("target")
     if action.data.get("done") and (stage.allow_complete or target is None):
-        return None if stage.allow_complete else f"'{stage.name}' has no allow_complete, so DONE is not offered (offered: {offered})"
+        return (
+            None
+            if stage.allow_complete
+            else f"'{stage.name}' has no allow_complete, so DONE is not offered (offered: {offered})"
+        )
     if target is None or target in state.offer:
         return None
     edges = [e for e in stage.edges() if e.target == target]

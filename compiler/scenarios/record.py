@@ -10,8 +10,9 @@ are left out; they changed nothing. Replaying the script gives the same run.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import format_key
 from ..ir.model import DEFAULT_MAX_ITERATIONS
@@ -63,7 +64,9 @@ def record(
     ir: "Blueprint", events: Sequence[Event], *, unattended: bool = False, default_max_iterations: int | None = None
 ) -> Recording:
     """Play `events` and turn the run into stage visits (the script of a scenario)."""
-    scenario = Scenario("recorded", Where(), visits=None, unattended=unattended, default_max_iterations=default_max_iterations)
+    scenario = Scenario(
+        "recorded", Where(), visits=None, unattended=unattended, default_max_iterations=default_max_iterations
+    )
     played = play(ir, scenario, list(events))
     origin = played.visits[0].entry.clock
     reused = _reused_hashes(events)
@@ -85,7 +88,9 @@ def record(
 
 
 def _ignored(fed: Fed) -> bool:
-    return not fed.actions and replace(fed.after, clock=fed.before.clock) == fed.before and not isinstance(fed.event, Tick)
+    return (
+        not fed.actions and replace(fed.after, clock=fed.before.clock) == fed.before and not isinstance(fed.event, Tick)
+    )
 
 
 def _reused_hashes(events: Iterable[Event]) -> set[tuple[str, str]]:
@@ -144,7 +149,9 @@ def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> st
                 return None  # a search's result decides whether it counts as empty
             # Otherwise a result matters only through a `[marker]` that sets the outcome.
             outcome = outcome_of(call, (call.name,))
-            words = [call.name] + ([call.path] if call.path is not None else []) + ([outcome] if outcome != "ok" else [])
+            words = (
+                [call.name] + ([call.path] if call.path is not None else []) + ([outcome] if outcome != "ok" else [])
+            )
             if not all(_token(w) for w in words) or call.path in OUTCOMES:
                 return None
             specs.append(" ".join(words))
@@ -210,7 +217,9 @@ def _fold(steps: list[Any]) -> list[Any]:
             out.append((step, 1))
         else:
             out.append(step)
-    return [f"{s[0]} ×{s[1]}" if isinstance(s, tuple) and s[1] > 1 else s[0] if isinstance(s, tuple) else s for s in out]
+    return [
+        f"{s[0]} ×{s[1]}" if isinstance(s, tuple) and s[1] > 1 else s[0] if isinstance(s, tuple) else s for s in out
+    ]
 
 
 # --- writing TOML ------------------------------------------------------------------------------------
@@ -263,7 +272,9 @@ def scenario_toml(
     for header, table in (("scenario.expect", expect), ("scenario.expect_not", expect_not)):
         if table:
             lines += ["", f"[{header}]"]
-            lines += [f"{format_key(k)} = {_array(v) if isinstance(v, list) else toml_value(v)}" for k, v in table.items()]
+            lines += [
+                f"{format_key(k)} = {_array(v) if isinstance(v, list) else toml_value(v)}" for k, v in table.items()
+            ]
     return "\n".join(lines) + "\n"
 
 

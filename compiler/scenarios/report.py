@@ -8,7 +8,8 @@ with `≠` where the run went elsewhere.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..display import visible
@@ -26,8 +27,12 @@ RIGHT_WIDTH = 72
 def failure_diagnostic(path: str, result: ScenarioResult, failure: Failure) -> Diagnostic:
     code = "script-mismatch" if failure.key == "script" else "expectation-failed"
     return Diagnostic(
-        code, "error", f"scenario '{result.scenario.name}': {failure.message}",
-        file=path, path=failure.where.path, span=failure.where.span,
+        code,
+        "error",
+        f"scenario '{result.scenario.name}': {failure.message}",
+        file=path,
+        path=failure.where.path,
+        span=failure.where.span,
     )
 
 
@@ -57,7 +62,11 @@ def describe_visit(played: Played, visit: VisitRun, last: bool) -> str:
     exit = describe_exit(visit)
     if not exit and last:
         state = played.state
-        exit = "… stopped: the script did not fit" if played.mismatch else f"… waits for {WAITING.get(state.phase, state.phase)}"
+        exit = (
+            "… stopped: the script did not fit"
+            if played.mismatch
+            else f"… waits for {WAITING.get(state.phase, state.phase)}"
+        )
         if state.status == "paused":
             exit = "… paused"
     return f"{head} {exit}".rstrip()
@@ -93,8 +102,10 @@ def timeline(result: ScenarioResult) -> list[str]:
 
 def failure_text(outcome: FileOutcome, result: ScenarioResult, *, color: bool = False) -> str:
     """Every failure of a scenario, each at its line and column, then the script beside the run."""
-    shown = [render_diagnostic(failure_diagnostic(outcome.file.path, result, f), outcome.file.source, color=color)
-             for f in result.failures]
+    shown = [
+        render_diagnostic(failure_diagnostic(outcome.file.path, result, f), outcome.file.source, color=color)
+        for f in result.failures
+    ]
     return "\n\n".join(shown[:-1] + ["\n".join([shown[-1], *timeline(result)])]) if shown else ""
 
 
@@ -182,21 +193,23 @@ def _failure_json(failure: Failure) -> dict[str, Any]:
 def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     files = []
     for outcome in outcomes:
-        files.append({
-            "path": outcome.file.path,
-            "blueprint": outcome.file.blueprint,
-            "problems": [d.to_dict() for d in outcome.problems],
-            "scenarios": [
-                {
-                    "name": r.scenario.name,
-                    "line": r.scenario.where.span.line if r.scenario.where.span else None,
-                    "passed": r.passed,
-                    "failures": [_failure_json(f) for f in r.failures],
-                    "run": run_summary(r.played),
-                }
-                for r in outcome.results
-            ],
-        })
+        files.append(
+            {
+                "path": outcome.file.path,
+                "blueprint": outcome.file.blueprint,
+                "problems": [d.to_dict() for d in outcome.problems],
+                "scenarios": [
+                    {
+                        "name": r.scenario.name,
+                        "line": r.scenario.where.span.line if r.scenario.where.span else None,
+                        "passed": r.passed,
+                        "failures": [_failure_json(f) for f in r.failures],
+                        "run": run_summary(r.played),
+                    }
+                    for r in outcome.results
+                ],
+            }
+        )
     document: dict[str, Any] = {"version": 1, "files": files, "summary": totals(outcomes)}
     if coverage is not None:
         document["coverage"] = coverage

@@ -11,8 +11,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..ir.model import DEFAULT_MAX_ITERATIONS
@@ -117,12 +118,22 @@ def run_file(
     try:
         result = loader(blueprint_path)
     except OSError as exc:
-        problems.append(_problem(file, f"cannot read the blueprint '{blueprint_path}': {exc.strerror or exc}",
-                                 fix="name the blueprint with blueprint = \"…\" (relative to this file)"))
+        problems.append(
+            _problem(
+                file,
+                f"cannot read the blueprint '{blueprint_path}': {exc.strerror or exc}",
+                fix='name the blueprint with blueprint = "…" (relative to this file)',
+            )
+        )
         return FileOutcome(file, (), tuple(problems))
     if not result.ok or result.blueprint is None:
-        problems.append(_problem(file, f"the blueprint '{blueprint_path}' has errors, so its scenarios cannot run",
-                                 fix="run blueprint validate on it"))
+        problems.append(
+            _problem(
+                file,
+                f"the blueprint '{blueprint_path}' has errors, so its scenarios cannot run",
+                fix="run blueprint validate on it",
+            )
+        )
         return FileOutcome(file, (), tuple(problems), result)
     ir = result.blueprint
     cap = settings_of(blueprint_path).default_max_iterations
@@ -131,8 +142,15 @@ def run_file(
 
 
 def _problem(file: ScenarioFile, message: str, fix: str) -> Diagnostic:
-    return Diagnostic("scenario-blueprint", "error", message, file=file.path, path=file.blueprint_where.path,
-                      span=file.blueprint_where.span, fix=fix)
+    return Diagnostic(
+        "scenario-blueprint",
+        "error",
+        message,
+        file=file.path,
+        path=file.blueprint_where.path,
+        span=file.blueprint_where.span,
+        fix=fix,
+    )
 
 
 def _timed(ir: "Blueprint", scenario: Scenario, folder: str, default_max_iterations: int) -> ScenarioResult:
@@ -177,7 +195,9 @@ def script_problems(ir: "Blueprint", scenario: Scenario) -> list[Failure]:
     out: list[Failure] = []
 
     def missing(name: str, where: Where, what: str) -> None:
-        out.append(Failure("script", f"{what} '{name}' is not a stage of the blueprint (stages: {', '.join(names)})", where))
+        out.append(
+            Failure("script", f"{what} '{name}' is not a stage of the blueprint (stages: {', '.join(names)})", where)
+        )
 
     regions = ir.known_regions
     for name in scenario.regions:
@@ -194,7 +214,13 @@ def script_problems(ir: "Blueprint", scenario: Scenario) -> list[Failure]:
                 target = None  # the word DONE: the run completes
             if target is not None and target not in {e.target for e in stage.edges()}:
                 targets = ", ".join(dict.fromkeys(e.target for e in stage.edges())) or "none"
-                out.append(Failure("script", f"'{stage.name}' has no edge to '{target}' (its edges lead to: {targets})", action.where))
+                out.append(
+                    Failure(
+                        "script",
+                        f"'{stage.name}' has no edge to '{target}' (its edges lead to: {targets})",
+                        action.where,
+                    )
+                )
             region = action.data.get("region") if action.verb in ("fill", "empty", "open") else None
             if region is not None and region not in regions:
                 out.append(Failure("script", f"the blueprint has no region '{region}'", action.where))

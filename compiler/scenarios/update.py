@@ -11,7 +11,8 @@ change.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import tomlkit
 from tomlkit.items import Array, InlineTable, Table

@@ -83,10 +83,34 @@ STEPS_FOR = {
     "workers": "workers",
 }
 VERBS = (
-    "text", "call", "submit", "fan_out", "fail", "route", "done", "answer", "fill", "empty", "open",
-    "wait", "tick", "workers", "child_started", "child_finished", "pause", "resume", "cancel", "workspace_lost",
+    "text",
+    "call",
+    "submit",
+    "fan_out",
+    "fail",
+    "route",
+    "done",
+    "answer",
+    "fill",
+    "empty",
+    "open",
+    "wait",
+    "tick",
+    "workers",
+    "child_started",
+    "child_finished",
+    "pause",
+    "resume",
+    "cancel",
+    "workspace_lost",
 )
-_SIMPLE: dict[str, type[Tick | Paused | Resumed | Cancel | WorkspaceLost]] = {"tick": Tick, "pause": Paused, "resume": Resumed, "cancel": Cancel, "workspace_lost": WorkspaceLost}
+_SIMPLE: dict[str, type[Tick | Paused | Resumed | Cancel | WorkspaceLost]] = {
+    "tick": Tick,
+    "pause": Paused,
+    "resume": Resumed,
+    "cancel": Cancel,
+    "workspace_lost": WorkspaceLost,
+}
 STEP_PATTERN = re.compile(
     r"^\s*(?:\+(?P<after>\d+(?:\.\d+)?[smh]?)\s+)?(?P<body>.*?)(?:\s+[x×](?P<times>\d+))?\s*$", re.S
 )
@@ -112,7 +136,9 @@ def read_step(value: Any, where: Where) -> Action:
     if isinstance(value, dict):
         return _native(value, where)
     if not isinstance(value, str):
-        raise VocabularyError(f"a step is a string such as \"text\" or \"route review\", or an event table, not {_kind(value)}")
+        raise VocabularyError(
+            f'a step is a string such as "text" or "route review", or an event table, not {_kind(value)}'
+        )
     match = STEP_PATTERN.match(value)
     assert match is not None  # the pattern matches any text
     body = match.group("body").strip()
@@ -138,7 +164,9 @@ def read_step(value: Any, where: Where) -> Action:
 
 
 def _kind(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", list: "an array"}.get(type(value), type(value).__name__)
+    return {bool: "a boolean", int: "a number", float: "a number", list: "an array"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _native(table: dict, where: Where) -> Action:
@@ -147,7 +175,8 @@ def _native(table: dict, where: Where) -> Action:
         name = table.get("event")
         raise VocabularyError(
             f"an event table needs `event` = one of the native event names, not {name!r}"
-            if not isinstance(name, str) or name else "an event table needs an `event` name"
+            if not isinstance(name, str) or name
+            else "an event table needs an `event` name"
         )
     return Action("event", {"event": event}, _table_text(table), where)
 
@@ -256,7 +285,9 @@ def _wait(rest: str) -> dict[str, Any]:
 def _workers(rest: str) -> dict[str, Any]:
     match = re.fullmatch(r"(\d+)(?:\s+failed\s+(\d+))?", rest)
     if match is None:
-        raise VocabularyError(f"'workers' is 'workers COMPLETED' or 'workers COMPLETED failed FAILED', not 'workers {rest}'")
+        raise VocabularyError(
+            f"'workers' is 'workers COMPLETED' or 'workers COMPLETED failed FAILED', not 'workers {rest}'"
+        )
     return {"completed": int(match.group(1)), "failed": int(match.group(2) or 0)}
 
 
@@ -309,10 +340,18 @@ def to_event(action: Action, now: float, serial: int) -> Event:
     if verb == "answer":
         return InteractionAnswered(answer=data["answer"], edited=data["edited"], now=now)
     if verb == "fill":
-        return RegionChanged(data["region"], hash=f"scenario:{data['region']}:{serial}", entries=data["entries"], now=now)
+        return RegionChanged(
+            data["region"], hash=f"scenario:{data['region']}:{serial}", entries=data["entries"], now=now
+        )
     if verb == "open":
         items = tuple((str(i), f"item {i}") for i in range(1, data["entries"] + 1))
-        return RegionChanged(data["region"], hash=f"scenario:{data['region']}:{serial}", entries=data["entries"], open_items=items, now=now)
+        return RegionChanged(
+            data["region"],
+            hash=f"scenario:{data['region']}:{serial}",
+            entries=data["entries"],
+            open_items=items,
+            now=now,
+        )
     if verb == "empty":
         return RegionChanged(data["region"], now=now)
     if verb == "wait":

@@ -9,7 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..diagnostics import KeyPath, format_key, format_key_path
 
@@ -22,8 +23,14 @@ _JSON_TYPE_NAMES = {
     "array": "an array",
     "null": "nothing",
 }
-_PLURAL = {"string": "strings", "integer": "integers", "number": "numbers", "boolean": "booleans",
-           "object": "tables", "array": "arrays"}
+_PLURAL = {
+    "string": "strings",
+    "integer": "integers",
+    "number": "numbers",
+    "boolean": "booleans",
+    "object": "tables",
+    "array": "arrays",
+}
 _PREVIEW_LIMIT = 40
 
 

@@ -16,13 +16,15 @@ number, and `x-toml-type: "float"` refuses integers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 from ..resources import load_schema
 from .validator import inline_refs
 
 Check = Callable[[Any], bool]
+
 
 def _integer(v: Any) -> bool:  # validator._is_integer, without the unused checker argument
     return isinstance(v, int) and not isinstance(v, bool)
@@ -44,8 +46,20 @@ _TYPES: dict[str, Check] = {
 
 #: Keywords that never make a document invalid (Draft-07 annotations and `x-` extensions).
 _ANNOTATIONS = frozenset(
-    {"$schema", "$id", "$comment", "title", "description", "default", "examples", "definitions",
-     "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "definitions",
+        "readOnly",
+        "writeOnly",
+        "contentMediaType",
+        "contentEncoding",
+    }
 )
 #: Keywords the object check handles together.
 _OBJECT_KEYWORDS = ("properties", "additionalProperties", "required", "minProperties")
@@ -96,7 +110,7 @@ def _reference(node: dict[str, Any]) -> Check | None:
     ref = node.get("$ref")
     if _refs is None or not isinstance(ref, str) or not ref.startswith("#/definitions/"):
         return None
-    name = ref[len("#/definitions/"):]
+    name = ref[len("#/definitions/") :]
     definitions, compiled, open_ = _refs["definitions"], _refs["compiled"], _refs["open"]
     if name not in definitions:
         return None

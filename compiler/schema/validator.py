@@ -17,8 +17,9 @@ runner never need.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
-from typing import Any, Iterator
+from typing import Any
 
 from ..resources import load_schema
 
@@ -67,7 +68,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith(prefix):
-            name = ref[len(prefix):]
+            name = ref[len(prefix) :]
             if name in definitions and name not in inlining:
                 return walk(definitions[name], inlining + (name,))
             return node

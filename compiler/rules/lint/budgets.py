@@ -7,7 +7,7 @@ first (runner.md §2.1, §3.2, §4.2). The run then behaves as if the net were n
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...graph import run_edge

@@ -3,7 +3,7 @@ hands to the summarizer, and one no stage can ever fill."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Region, Stage

@@ -10,7 +10,7 @@ differ only in letter case. Our runner takes the first in declaration order inst
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Edge, Stage

@@ -7,7 +7,7 @@ edge) whose target is within budget, and fails the run when there is none.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge

@@ -8,7 +8,7 @@ stages the runtime does enter) and sees only two-stage cycles.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...graph import StageGraph, run_edge

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...installation import CLOSED_PROVIDERS, LeviathConfig, ModelCatalog, load_config, load_models

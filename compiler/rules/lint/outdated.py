@@ -18,8 +18,9 @@ two; `blueprint validate --fix` moves each where Leviath reads it.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table

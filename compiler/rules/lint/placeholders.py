@@ -4,7 +4,7 @@ region's `{region}`. Any other `{name}` is passed to the model exactly as writte
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...rulebook.registry import LINT

@@ -9,7 +9,7 @@ the same on every machine.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...rulebook.registry import LINT

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ...diagnostics import Diagnostic
 from ...ir.build_regions import build_seed

@@ -3,7 +3,7 @@ approval prompt exists, and checkpoints that still stop an unattended (`--yolo`)
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...rulebook.registry import LINT

@@ -12,7 +12,8 @@ cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ...diagnostics import Diagnostic, KeyPath, format_key_path
 from ...ir.build_edges import TRANSFORM_ALIASES

@@ -79,7 +79,9 @@ def known_tools(ctx: "RuleContext") -> frozenset[str]:
     known = ctx.memo.get("known_tools")  # several rules ask
     if known is None:
         settings = ctx.settings
-        known = ctx.memo["known_tools"] = CATALOG | frozenset(settings.local_tools or ()) | frozenset(settings.known_tools)
+        known = ctx.memo["known_tools"] = (
+            CATALOG | frozenset(settings.local_tools or ()) | frozenset(settings.known_tools)
+        )
     return known
 
 

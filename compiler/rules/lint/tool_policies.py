@@ -3,7 +3,7 @@ for a person, a shell left to ask, routed results the model cannot read back."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Stage

@@ -3,8 +3,9 @@ else a blueprint names a tool (`unknown-tool-reference`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import chain
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...rulebook.registry import LINT

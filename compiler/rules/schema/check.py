@@ -5,8 +5,8 @@ runs, so that loading the registry does not load them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 from ...diagnostics import Diagnostic, Span
 from ...rulebook.registry import DEFAULT, SCHEMA

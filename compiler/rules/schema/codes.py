@@ -7,7 +7,8 @@ here; `check.py` emits them and `findings.py` does the translation from jsonsche
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...rulebook.fixers import KeyEdits, KeyFix

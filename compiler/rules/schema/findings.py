@@ -21,8 +21,9 @@ reads the value as absent).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from ...diagnostics import KeyPath, format_key_path
 from ...rulebook.registry import Rule

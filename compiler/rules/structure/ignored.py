@@ -9,7 +9,8 @@ schema layer reports that value, and which keys it would have made meaningful is
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_edges import edge_transform

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...rulebook.registry import STRUCTURE

@@ -10,7 +10,7 @@ Three notions, as the reference defines them (format.md §3.4, §4.2):
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.model import Blueprint, Layout, Stage

@@ -9,7 +9,7 @@ ignored. Edges to stages that do not exist lead nowhere (`unknown-stage` reports
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
 from ...ir.model import Blueprint, Stage
