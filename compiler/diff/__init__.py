@@ -73,22 +73,4 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = [
-    "CLASSES",
-    "RULES",
-    "THRESHOLDS",
-    "Change",
-    "ChangeClass",
-    "ChangeRule",
-    "Diff",
-    "DiffSide",
-    "Location",
-    "Refused",
-    "RunDelta",
-    "RunSide",
-    "StageCeilingDelta",
-    "Version",
-    "compare",
-    "diff",
-    "read_version",
-]
+__all__ = sorted(_LAZY)
