@@ -308,7 +308,7 @@ def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> 
     The fixing engine is imported only for a result with a fixable finding."""
     from ..rulebook.registry import REGISTRY
 
-    codes = {rule.code for rule in REGISTRY.load().rules.values() if rule.fixable}
+    codes = REGISTRY.fixable_codes()
     fixes: dict["Diagnostic", "Fix"] = {}
     for result in results:
         if any(d.code in codes for d in result.diagnostics):

@@ -67,7 +67,7 @@ class FixOutcome:
 def fixable_codes() -> frozenset[str]:
     from ..rulebook.registry import REGISTRY
 
-    return frozenset(rule.code for rule in REGISTRY.all() if rule.fixable)
+    return REGISTRY.fixable_codes()
 
 
 def rule_of(finding: "Diagnostic") -> "Rule | None":

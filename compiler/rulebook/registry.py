@@ -187,6 +187,11 @@ class Registry:
         order = {family: i for i, family in enumerate(FAMILIES)}
         return sorted(self.rules.values(), key=lambda r: (order[r.family], r.code))
 
+    def fixable_codes(self) -> frozenset[str]:
+        """The codes of the rules that declare a fixer (`--fix`, the fixable markers, quick fixes)."""
+        self.load()
+        return frozenset(code for code, rule in self.rules.items() if rule.fixable)
+
     def checks_by_family(self) -> dict[str, tuple[Check, ...]]:
         """The checks of every family, grouped once (the pipeline asks per file)."""
         self.load()
