@@ -87,6 +87,29 @@ def test_exit_statuses_and_the_positioned_report(project: Path) -> None:
     assert invoke("test", "empty", cwd=project).exit_code == 2
 
 
+def test_a_crash_on_one_scenario_file_is_contained(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import compiler.scenarios.runner as runner
+
+    (project / "copy.scenarios.toml").write_text(
+        (project / "review.scenarios.toml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    real = runner.run_file
+
+    def crash_on_copy(path: str, *args, **kwargs):
+        if path.endswith("copy.scenarios.toml"):
+            raise RuntimeError("planted")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_file", crash_on_copy)
+    monkeypatch.delenv("BLUEPRINT_DEBUG", raising=False)
+    result = CliRunner().invoke(cli, ["test", "--format", "json", str(project)], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert "internal error while checking" in result.stderr and "copy.scenarios.toml" in result.stderr
+    assert "RuntimeError: planted" in result.stderr
+    played = [Path(entry["path"]).name for entry in json.loads(result.stdout)["files"]]
+    assert played == ["review.scenarios.toml"]  # the other file was still played and reported
+
+
 def test_update_rewrites_failures_keeps_comments_and_then_passes(project: Path) -> None:
     updated = invoke("test", "--update", cwd=project)
     assert updated.exit_code == 0, updated.output

@@ -19,6 +19,7 @@ from ..config import ConfigError, ConfigFinder, Settings, settings_for
 from ..discover import discover, is_blueprint_name
 from .common import color_option, use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .files import FileLoop
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint
@@ -60,22 +61,17 @@ def command(
 ) -> None:
     """Play scenario files on the stage-runner and check each run's expectations."""
     from ..fix.writes import write_atomically
-    from ..parse.source import read_blueprint
     from ..scenarios.runner import run_file
     from ..scenarios.update import update_text
 
-    files = scenario_files(paths or (".",))
     loader = _Loader()
+
+    def play(path: str, data: bytes) -> tuple[str, FileOutcome]:
+        return path, run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
+
+    files = FileLoop(scenario_files(paths or (".",)), play)
     outcomes: list[FileOutcome] = []
-    unreadable = False
-    for path in files:
-        try:
-            data = read_blueprint(path)
-        except OSError as exc:
-            echo_problem(f"error: cannot read '{path}': {exc.strerror or exc}")
-            unreadable = True
-            continue
-        outcome = run_file(path, data, pattern=pattern, loader=loader, settings_of=loader.settings)
+    for path, outcome in files:
         if update and any(f.updatable for r in outcome.results for f in r.failures):
             text, changed = update_text(outcome.file.source.text, outcome.results)
             try:
@@ -110,7 +106,7 @@ def command(
         if reports is not None:
             text += "\n" + render_coverage(reports)
         emit(text, color=paint)
-    if unreadable:
+    if files.unchecked:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_OK if all(o.ok for o in outcomes) else EXIT_FINDINGS)
 
