@@ -11,8 +11,10 @@ crashing check does in `validate_bytes`: one file's bug never hides another file
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Diagnostic, sort_diagnostics
@@ -28,7 +30,7 @@ EDGE_EXPLAINED_BY = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record
 class CheckResult:
     """What checking one file produced: the findings (`result`, as `validate` gives them, with
     the analysis family's added) and the exploration behind them."""

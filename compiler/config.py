@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from compiler.records import record
+
 from .discover import local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
@@ -45,7 +47,7 @@ MAX_CONFIG_BYTES = 8 * 1024 * 1024
 ALL_RULES = ("all", "ALL")
 
 
-@dataclass(frozen=True)
+@record
 class Settings:
     #: Codes or families to run; empty means every rule.
     select: tuple[str, ...] = ()
@@ -92,7 +94,7 @@ class ConfigError(Exception):
     """A configuration that cannot be used; the message names the file and the key."""
 
 
-@dataclass(frozen=True)
+@record
 class ConfigKey:
     """One configuration key: the attribute it fills, the kind of value, its default, its meaning."""
 
@@ -125,7 +127,7 @@ KEYS: dict[str, ConfigKey] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class FileConfig:
     """The keys of one configuration file; None means the key is not set."""
 
@@ -163,7 +165,7 @@ class FileConfig:
         return spec.default if written is None else written
 
 
-@dataclass(frozen=True)
+@record
 class Overrides:
     """What the command line says; None means the flag was not given."""
 

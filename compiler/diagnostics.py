@@ -7,8 +7,9 @@ reporters render them. Nothing here prints or exits.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from compiler.records import record
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
@@ -17,7 +18,7 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
 KeyPath = tuple["str | int", ...]
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class Span:
     """A source range. Lines and columns are 1-based code points; `end_column` is the
     column just after the last character (the SARIF convention)."""
@@ -32,7 +33,7 @@ class Span:
         return cls(line, column, line, column + 1)
 
 
-@dataclass(frozen=True)
+@record
 class Related:
     """Another place that explains a finding: the rest of a cycle, a first definition."""
 
@@ -45,7 +46,7 @@ class Related:
         return format_key_path(self.path)
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     """One finding: its rule `code`, `severity`, `message` and one-line `fix`, where it is
     (`file`, key `path`, `span`; `line`/`column` are None when the span is) and the `stage` it
@@ -141,7 +142,7 @@ def format_key_path(path: KeyPath) -> str:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Counts:
     errors: int = 0
     warnings: int = 0

@@ -14,14 +14,15 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+
+from compiler.records import record
 
 from .ignore import DEFAULT_EXCLUDE, PathFilter
 
 BLUEPRINT_SUFFIX = ".leviath"
 
 
-@dataclass(frozen=True)
+@record
 class Discovery:
     #: Paths to check, as they will be shown (normalised, relative when given relative).
     files: tuple[str, ...]

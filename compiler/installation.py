@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any
+
+from compiler.records import record
 
 #: Providers whose catalog Leviath treats as closed: a model it does not list is an error of
 #: the blueprint. Others (ollama, openrouter, script providers) serve what they serve.
@@ -40,7 +42,7 @@ class InstallationError(ValueError):
     """A Leviath file the user named that cannot be read; the message names the file."""
 
 
-@dataclass(frozen=True)
+@record
 class LeviathConfig:
     """What the lint reads from the user's `config.toml`."""
 
@@ -57,7 +59,7 @@ class LeviathConfig:
         return self.read_paths + self.agent_read_paths.get(agent, ())
 
 
-@dataclass(frozen=True)
+@record
 class ModelRow:
     provider: str
     model: str
@@ -65,7 +67,7 @@ class ModelRow:
     window: int | None
 
 
-@dataclass(frozen=True)
+@record
 class ModelCatalog:
     """The rows of a `lev models list` printout."""
 

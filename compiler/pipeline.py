@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from compiler.records import record
 
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
@@ -41,7 +43,7 @@ ANALYSIS_FAMILIES: tuple[str, ...] = ("analysis",)
 CHECK_FAMILIES: tuple[str, ...] = (*VALIDATE_FAMILIES, *ANALYSIS_FAMILIES)
 
 
-@dataclass(frozen=True)
+@record
 class FileResult:
     """What validating one file produced. `blueprint` is None when the file did not parse."""
 

@@ -11,8 +11,9 @@ Per stage: the most visits (exact), the most inferences in one visit, and their 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..graph.algorithms import strongly_connected
 from .visit_graph import INFINITE, Calls
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from .runs import RunGraph
 
 
-@dataclass(frozen=True)
+@record
 class StageCeiling:
     stage: str
     #: The most times one run enters the stage (None: no limit).
@@ -32,7 +33,7 @@ class StageCeiling:
     inferences: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Ceilings:
     #: The most stage visits one run makes (None: a run can loop for ever).
     visits: int | None

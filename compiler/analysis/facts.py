@@ -7,8 +7,9 @@ reads, the budgets of the stage's gates, and whether tool calls are counted exac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..ir.model import FAN_OUT_TOOL, SUBMIT_OUTPUT_TOOL
 from ..runtime.policy import can_write_context, canonical_tool, modifying_tools, required_regions
@@ -25,7 +26,7 @@ SPECIAL_TOOLS = frozenset({SUBMIT_OUTPUT_TOOL, FAN_OUT_TOOL, "web_search"})
 FAR = 8
 
 
-@dataclass(frozen=True)
+@record
 class StageFacts:
     """What one visit of a stage can do, fixed when the visit begins."""
 

@@ -8,8 +8,9 @@ checked (`Trace.verified`). A finding whose run could not be reproduced is not r
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..graph import StageGraph, run_edge
 from ..rules.common import edge_path, quoted, stage_path
@@ -38,7 +39,7 @@ WATCHED_CONDITIONS = ("always", "llm_choice", "error", "max_iterations", "stuck"
 NORMAL_ENDS = frozenset({"always", "llm_choice", "fall_through", "merge"})
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     rule: "Rule"
     message: str

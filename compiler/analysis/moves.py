@@ -28,8 +28,10 @@ they delay a run or end it the way an error does, and add no route of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from ..runtime.events import (
@@ -65,7 +67,7 @@ OPEN_ITEM = ("1", "an unfinished item")
 INFERENCE_MOVES = frozenset({"text", "tool", "edit", "churn", "burst", "submit", "fan_out", "fan_out_empty"})
 
 
-@dataclass(frozen=True)
+@record
 class Move:
     """One host behaviour: `kind`, an argument (a routing target, an answer), a count, and for
     a deciding move whether the regions it may read were all filled (`met`) or all left unmet."""

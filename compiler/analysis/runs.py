@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
+from compiler.records import record
+
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.machine import start, step
 from ..runtime.policy import output_owed_anywhere
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 STATE_LIMIT = 200_000
 
 
-@dataclass(frozen=True)
+@record
 class Terminal:
     """How a run ends: `complete` (via `terminal` or `done`) or `fail` (dead_end, no_output,
     error, unby_answers, cancelled), in `stage`."""

@@ -16,8 +16,9 @@ an iteration cap of 2**31 is one event, not two billion, and it is fed to the ru
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..runtime.events import event_to_dict
 from ..runtime.machine import start
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from .runs import RunGraph
 
 
-@dataclass(frozen=True)
+@record
 class TraceStep:
     """One stage visit of a trace: what the host did, and how the visit ended."""
 
@@ -65,7 +66,7 @@ class TraceStep:
         return f"'{self.stage}' (visit {self.visit}): {did} → {describe_exit(self.exit)}"
 
 
-@dataclass(frozen=True)
+@record
 class Trace:
     steps: tuple[TraceStep, ...]
     #: What the trace ends in: "complete", "fail:<kind>", or "loop" (back at an earlier state).

@@ -10,8 +10,9 @@ from both models (`structural`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from compiler.records import record
 
 from ..diagnostics import KeyPath, format_key_path
 from ..ir.model import DEFAULT_FAN_OUT_ATTEMPTS
@@ -43,7 +44,7 @@ from .walk import ABSENT, Delta
 from .words import word_diff
 
 
-@dataclass(frozen=True)
+@record
 class Pending:
     """A change before it is located: the IR paths of what it concerns on each side."""
 

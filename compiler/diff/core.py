@@ -16,8 +16,10 @@ The IRs are walked (`walk`), each difference classified (`classify`), located in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from compiler.records import record
 
 from ..ir.digest import encoded_digest
 from ..ir.model import DEFAULT_MAX_ITERATIONS
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from ..parse.source import SourceFile
 
 
-@dataclass(frozen=True)
+@record
 class Version:
     """One side of a comparison: a blueprint without errors and, when read from a file, its text."""
 

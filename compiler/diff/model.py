@@ -7,8 +7,10 @@ and the reporters can render it without knowing how it was computed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
+
+from compiler.records import record
 
 from ..diagnostics import KeyPath, format_key_path
 
@@ -27,7 +29,7 @@ THRESHOLDS: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class Location:
     """Where a change is written in one version of the blueprint (1-based line and column)."""
 
@@ -39,7 +41,7 @@ class Location:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """One difference between two blueprints, classified.
 
@@ -85,7 +87,7 @@ def _location(at: Location | None) -> dict[str, Any] | None:
     return None if at is None else {"file": at.file, "line": at.line, "column": at.column}
 
 
-@dataclass(frozen=True)
+@record
 class StageCeilingDelta:
     """One stage's ceilings on each side (None: unbounded; `present` False: no such stage)."""
 
@@ -98,7 +100,7 @@ class StageCeilingDelta:
     new_present: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class RunSide:
     """The run analysis of one side, as far as a diff needs it."""
 
@@ -111,7 +113,7 @@ class RunSide:
     can_complete: bool
 
 
-@dataclass(frozen=True)
+@record
 class RunDelta:
     """What the runs can do on each side: totals, the stages whose ceilings moved, notes."""
 
@@ -146,7 +148,7 @@ class RunDelta:
         }
 
 
-@dataclass(frozen=True)
+@record
 class DiffSide:
     """One version of the blueprint: its display name and canonical digest (None when absent)."""
 
@@ -161,7 +163,7 @@ class DiffSide:
         return f"{self.revision}:{self.path}" if self.revision else self.path
 
 
-@dataclass(frozen=True)
+@record
 class Diff:
     """The semantic difference between two versions of a blueprint.
 
@@ -209,7 +211,7 @@ class Diff:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Refused:
     """Two versions that were not compared because one of them has errors (shown instead)."""
 

@@ -8,12 +8,12 @@ compiler.diff.rules` prints the table as Markdown; docs/diff.md holds that table
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from compiler.records import record
 
 from .model import CLASSES, ChangeClass
 
 
-@dataclass(frozen=True)
+@record
 class ChangeRule:
     kind: str
     change_class: ChangeClass

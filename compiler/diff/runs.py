@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..diagnostics import KeyPath, format_key_path
 from .classify import Pending
@@ -28,7 +29,7 @@ _TRACED = re.compile(r", traced below(?=\))")
 NOT_COMPARED = frozenset({"stage-never-entered", "analysis-incomplete"})
 
 
-@dataclass(frozen=True)
+@record
 class _Side:
     run: RunSide
     #: (code, key path in new naming) → (message, key path as written on this side)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from compiler.records import record
 
 from ..ir.model import Stage
 from ..ir.serialize import encode
@@ -44,7 +45,7 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
-@dataclass(frozen=True)
+@record
 class Delta:
     """One raw difference at `path` (stages and edges by name, on the new side's naming).
 

@@ -30,6 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from compiler.records import record
+
 from ..config import DEFAULT_SETTINGS, Settings
 from ..rulebook.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
@@ -47,7 +49,7 @@ MAX_PASSES = 4
 _BOM = "\ufeff".encode("utf-8")
 
 
-@dataclass(frozen=True)
+@record
 class FixOutcome:
     """What fixing one file did. `data` is the new content (the old one when nothing changed)."""
 

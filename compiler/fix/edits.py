@@ -13,8 +13,9 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import Span
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ..rulebook.registry import Rule
 
 
-@dataclass(frozen=True)
+@record
 class TextEdit:
     """Replace the text of `span` (1-based code-point line/column, end exclusive) with
     `new_text`; an insertion has an empty span (`column == end_column` on one line)."""
@@ -46,7 +47,7 @@ class TextEdit:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     """How to fix one finding: a short imperative title and non-overlapping edits in order."""
 

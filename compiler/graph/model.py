@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from types import MethodType
 from typing import TYPE_CHECKING, Literal
+
+from compiler.records import record
 
 from .algorithms import DominatorTree, breadth_first, strongly_connected
 
@@ -43,7 +44,7 @@ EdgeFilter = Callable[["GraphEdge"], bool]
 _ADJACENCY_CACHE_SIZE = 8
 
 
-@dataclass(frozen=True)
+@record
 class GraphEdge:
     source: str
     target: str
@@ -107,7 +108,7 @@ class GraphEdge:
         return f"transition '{self.source}' → '{self.target}'{label}"
 
 
-@dataclass(frozen=True)
+@record
 class StageNode:
     name: str
     #: Position in declaration order.
@@ -124,7 +125,7 @@ class StageNode:
         return self.stage.max_revisits is not None
 
 
-@dataclass(frozen=True)
+@record
 class ExternalWorker:
     """A fan-out worker that is another blueprint (`worker_agent`) or found by a query."""
 

@@ -27,8 +27,9 @@ import math
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal, Union
+
+from compiler.records import record
 
 #: How non-finite floats are spelled (JSON has no literal for them; these are JavaScript's).
 NON_FINITE: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
@@ -63,7 +64,7 @@ class Invalid(Exception):
         return out or "(top)"
 
 
-@dataclass(frozen=True)
+@record
 class Codec:
     """How one type is written to JSON and read back."""
 

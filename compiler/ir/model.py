@@ -13,9 +13,11 @@ the TOML.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Literal
+
+from compiler.records import record
 
 Mode = Literal["autonomous", "interactive", "interactive_points", "fan_out", "output"]
 Condition = Literal["always", "llm_choice", "error", "max_iterations", "stuck", "dead_end"]
@@ -89,13 +91,13 @@ DEFAULT_REGION_TOKENS = 5000
 # --- models -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ModelEntry:
     provider: str = DEFAULT_PROVIDER
     model: str = DEFAULT_MODEL
 
 
-@dataclass(frozen=True)
+@record
 class ModelConfig:
     """Models in preference order; the first whose provider is registered wins."""
 
@@ -108,7 +110,7 @@ class ModelConfig:
 # --- context regions ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class SeedToolCall:
     name: str
     args: dict[str, Any] = field(default_factory=dict)
@@ -117,7 +119,7 @@ class SeedToolCall:
 SeedKind = Literal["caller", "glob", "files", "literal", "rhai", "command", "tools"]
 
 
-@dataclass(frozen=True)
+@record
 class RegionSeed:
     """How a region is filled before the run starts. Exactly the field of `kind` is set.
 
@@ -138,7 +140,7 @@ class RegionSeed:
     implicit: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     name: str
     kind: RegionKind = "temporary"
@@ -191,7 +193,7 @@ class Region:
         return self.seed.caller_key if self.seed and self.seed.kind == "caller" else None
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     regions: tuple[Region, ...] = ()
     #: True when no regions were declared and the default system + conversation pair is used.
@@ -225,7 +227,7 @@ FALLBACK_LAYOUT = Layout(
 # --- nudges, outputs, sections ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class NudgeConfig:
     """A nudge block as written: each field None when unset (inherits)."""
 
@@ -234,7 +236,7 @@ class NudgeConfig:
     text: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedNudge:
     """The nudge a stage really uses: stage → agent → built-in default, field by field."""
 
@@ -243,7 +245,7 @@ class ResolvedNudge:
     text: str = DEFAULT_NUDGE_TEXT
 
 
-@dataclass(frozen=True)
+@record
 class OutputSpec:
     format: str | None = None
     instructions: str | None = None
@@ -252,12 +254,12 @@ class OutputSpec:
     validator: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Security:
     taint_tracking: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class Sandbox:
     kind: Literal["none", "namespace", "container"] = "none"
     image: str | None = None
@@ -268,14 +270,14 @@ class Sandbox:
     on_unavailable: Literal["error", "warn"] = "error"
 
 
-@dataclass(frozen=True)
+@record
 class ToolPermission:
     tool: str
     #: Normalised to lower case (`allow`, `ask`, `deny`); the reference compares case-insensitively.
     policy: Policy
 
 
-@dataclass(frozen=True)
+@record
 class FileTracking:
     region: str = "files"
     track_reads: bool = True
@@ -283,7 +285,7 @@ class FileTracking:
     max_file_tokens: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Compaction:
     provider: str = DEFAULT_PROVIDER
     model: str = DEFAULT_MODEL
@@ -292,25 +294,25 @@ class Compaction:
     temperature: float = 0.2
 
 
-@dataclass(frozen=True)
+@record
 class ReadPaths:
     allow: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class SafeCommands:
     tools: tuple[str, ...] = ()
     shell: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class RepetitionDetection:
     max_repeat_calls: int | None = None
     max_readonly_streak: int | None = None
     enabled: bool | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TransformMapping:
     from_region: str = ""
     to_region: str = ""
@@ -319,7 +321,7 @@ class TransformMapping:
     fields: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class BlueprintTransform:
     """A `[[transforms]]` entry: how regions map when handing over to another blueprint."""
 
@@ -331,7 +333,7 @@ class BlueprintTransform:
 # --- stages and edges ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Gate:
     """What must hold before a normal edge may be taken (ignored on conditioned edges)."""
 
@@ -359,7 +361,7 @@ class Gate:
         return tuple(named)
 
 
-@dataclass(frozen=True)
+@record
 class StuckThresholds:
     """Positive thresholds only; the first to trip interrupts the stage."""
 
@@ -378,7 +380,7 @@ class StuckThresholds:
         )
 
 
-@dataclass(frozen=True)
+@record
 class CustomTransform:
     carry: tuple[str, ...] = ()
     compact: tuple[str, ...] = ()
@@ -386,7 +388,7 @@ class CustomTransform:
     compact_prompt: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Edge:
     """One transition, `[stages.<source>.transitions.<target>]`."""
 
@@ -404,14 +406,14 @@ class Edge:
         return self.condition in NORMAL_CONDITIONS
 
 
-@dataclass(frozen=True)
+@record
 class RoutingOverride:
     tool: str
     region: str | None = None
     max_result_tokens: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ToolRouting:
     default_region: str = "tool_results"
     persist: bool = True
@@ -420,7 +422,7 @@ class ToolRouting:
     max_result_tokens_per_tool: tuple[tuple[str, int], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class InteractionPoint:
     name: str = ""
     prompt: str = ""
@@ -434,7 +436,7 @@ class InteractionPoint:
     document_region: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class FanOut:
     worker_agent: str | None = None
     worker_stage: str | None = None
@@ -452,13 +454,13 @@ class FanOut:
     max_attempts: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Hook:
     event: str
     script: str
 
 
-@dataclass(frozen=True)
+@record
 class Stage:
     name: str
     mode: Mode = "autonomous"
@@ -530,7 +532,7 @@ class Stage:
         return self.mode == "interactive_points" and bool(self.interaction_points)
 
 
-@dataclass(frozen=True)
+@record
 class Blueprint:
     name: str = "unnamed"
     version: str = "0.1.0"

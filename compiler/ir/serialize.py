@@ -19,8 +19,9 @@ import copy
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from compiler.records import record
 
 from ..display import json_visible
 from ..reading import read_limited
@@ -67,7 +68,7 @@ class IRError(ValueError):
     """An IR document that cannot be read: malformed, or of a version we do not know."""
 
 
-@dataclass(frozen=True)
+@record
 class IRSource:
     """Where a compiled blueprint came from: its path and the SHA-256 of its bytes."""
 
@@ -75,7 +76,7 @@ class IRSource:
     sha256: str
 
 
-@dataclass(frozen=True)
+@record
 class IRDocument:
     """A whole IR document read back: the model, its source, and the version it was written in."""
 

@@ -8,8 +8,9 @@ checks against and `docs/format.md` describes — through `load_schema`, never a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from compiler.records import record
 
 from ..diagnostics import KeyPath, format_key_path
 from ..resources import load_schema
@@ -77,7 +78,7 @@ def toml_value(value: Any) -> str:
     return json.dumps(value)
 
 
-@dataclass(frozen=True)
+@record
 class KeyDoc:
     """A key's documentation, as hover shows it."""
 

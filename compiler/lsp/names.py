@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from compiler.records import record
 
 from ..diagnostics import KeyPath, Span
 from ..ir.model import ALWAYS_VISIBLE_REGIONS
@@ -90,7 +91,7 @@ VALUE_KINDS: tuple[tuple[Kind, tuple[Pattern, ...]], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Occurrence:
     """One place a name is written: `span` covers the name itself (inside the quotes of a plain
     string), `token` the whole key or value that spells it."""

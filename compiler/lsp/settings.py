@@ -11,9 +11,11 @@ wrong type is reported back to the user and the rest still apply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
+
+from compiler.records import record
 
 #: Where the rule pages are in a checkout (docs/rules/CODE.md); absent from an installed wheel.
 _RULE_DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "rules"
@@ -23,7 +25,7 @@ def default_rule_docs_url() -> str | None:
     return (_RULE_DOCS.as_uri() + "/{code}.md") if _RULE_DOCS.is_dir() else None
 
 
-@dataclass(frozen=True)
+@record
 class ClientSettings:
     #: Run `check`'s run analysis when a document is saved.
     check_on_save: bool = True

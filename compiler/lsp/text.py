@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+
+from compiler.records import record
 
 from ..diagnostics import Span
 
@@ -48,7 +49,7 @@ def _chars_for_units(text: str, units: int, encoding: str) -> int:
     return len(text)
 
 
-@dataclass(frozen=True)
+@record
 class Position:
     """An LSP position: 0-based line, character in code units."""
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from compiler.records import record
 
 from .source import LineIndex
 
@@ -24,7 +25,7 @@ TOKENS = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Comment:
     line: int
     column: int

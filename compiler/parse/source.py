@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import accumulate, repeat
 from operator import add
+
+from compiler.records import record
 
 from ..diagnostics import Diagnostic, Span
 from ..reading import read_limited
@@ -51,7 +53,7 @@ FILE_TOO_LARGE = SYNTAX.define(
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
+@record
 class SourceFile:
     """A blueprint's text with the display path used in every diagnostic."""
 

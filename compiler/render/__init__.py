@@ -12,13 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from compiler.records import record
+
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..fix.edits import Fix
     from ..pipeline import FileResult
 
 
-@dataclass(frozen=True)
+@record
 class ReportOptions:
     #: ANSI colours (human formats only).
     color: bool = False
@@ -36,7 +38,7 @@ class ReportOptions:
 Reporter = Callable[["Sequence[FileResult]", ReportOptions], str]
 
 
-@dataclass(frozen=True)
+@record
 class ReporterSpec:
     #: `module:function` of the reporter.
     target: str

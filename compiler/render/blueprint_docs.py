@@ -18,8 +18,9 @@ import re
 import shutil
 import subprocess
 import unicodedata
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from compiler.records import record
 
 from ..display import visible, visible_lines
 from ..ir.model import DEFAULT_NUDGE_TEXT
@@ -37,7 +38,7 @@ ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
 GRAPHVIZ_TIMEOUT = 20
 
 
-@dataclass(frozen=True)
+@record
 class EdgeRow:
     target: str
     kind: str
@@ -50,7 +51,7 @@ class EdgeRow:
     missing: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class StageRow:
     name: str
     mode: str
@@ -69,7 +70,7 @@ class StageRow:
     own_layout: bool
 
 
-@dataclass(frozen=True)
+@record
 class RegionRow:
     name: str
     kind: str
@@ -79,7 +80,7 @@ class RegionRow:
     scope: str
 
 
-@dataclass(frozen=True)
+@record
 class Page:
     name: str
     version: str
@@ -96,7 +97,7 @@ class Page:
     edge_count: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class IndexEntry:
     """One row of the index: a page and the file name (without suffix) it was written to."""
 

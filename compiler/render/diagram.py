@@ -20,8 +20,9 @@ string is escaped for the format it lands in, so no stage name can break a drawi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from compiler.records import record
 
 from ..display import visible
 
@@ -45,7 +46,7 @@ Style = Literal["solid", "dashed", "dotted", "bold"]
 NodeKind = Literal["stage", "external", "missing"]
 
 
-@dataclass(frozen=True)
+@record
 class Node:
     id: str
     #: The user's name (a stage, an external worker, a missing target).
@@ -59,7 +60,7 @@ class Node:
     unreachable: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Arrow:
     source: str
     target: str
@@ -83,7 +84,7 @@ class Arrow:
         return CONDITION_COLORS.get(self.condition or "", "#34495e")
 
 
-@dataclass(frozen=True)
+@record
 class Drawing:
     title: str
     nodes: tuple[Node, ...]

@@ -7,8 +7,9 @@ and from us. docs/leviath-mapping.md carries the table this renders; a test keep
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from compiler.records import record
 
 from ..resources import load_schema
 
@@ -36,7 +37,7 @@ def _reported(outcome: str) -> str:
     return f"{rule.severity} `{rule.code}`"
 
 
-@dataclass(frozen=True)
+@record
 class TypeSite:
     """A dotted path (`stages.<name>.transitions.<target>`), its types, and its outcome key."""
 

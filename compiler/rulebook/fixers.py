@@ -19,8 +19,9 @@ the original document as the fixed file must read.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from compiler.records import record
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, KeyPath
@@ -86,7 +87,7 @@ class _Titled:
         return f"Fix {rule.code}: {hint}" if hint else f"Fix {rule.code}"
 
 
-@dataclass(frozen=True)
+@record
 class KeyFix(_Titled):
     """Fixes one finding by editing keys; raises `Unfixable` to leave it."""
 
@@ -95,7 +96,7 @@ class KeyFix(_Titled):
     meant: Meaning | None = None
 
 
-@dataclass(frozen=True)
+@record
 class LineFix(_Titled):
     """Fixes one finding by editing the lines at its span; raises `Unfixable` to leave it."""
 

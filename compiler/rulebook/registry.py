@@ -28,8 +28,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
+
+from compiler.records import record
 
 from ..diagnostics import Diagnostic, KeyPath, Related, Severity, Span
 
@@ -66,7 +68,7 @@ class _Default:
 DEFAULT: Any = _Default()
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Rule:
     """One diagnostic code and everything a user can learn about it."""
 
@@ -136,7 +138,7 @@ class Rule:
         return f"Rule({self.code!r})"
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     rules: tuple[Rule, ...]
     family: str

@@ -13,13 +13,15 @@ a restart never duplicates them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, TypeVar
+
+from compiler.records import record
 
 from .state import Injection
 
 
-@dataclass(frozen=True)
+@record
 class RunInference:
     """Run one inference of `stage` with `tools` on the model `provider`/`model`.
 
@@ -38,13 +40,13 @@ class RunInference:
     summarize: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class RouteOption:
     target: str
     hint: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class AskRoute:
     """Ask the stage's model (no tools, temperature 0) which edge to take; answer with `RoutingAnswer`.
 
@@ -60,7 +62,7 @@ class AskRoute:
     inject: tuple[Injection, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class AskInteraction:
     """Present an interaction point to a person; answer with `InteractionAnswered`."""
 
@@ -77,7 +79,7 @@ class AskInteraction:
     inject: tuple[Injection, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class AwaitChildren:
     """The stage requires its children to finish; report each with `ChildFinished`."""
 
@@ -85,14 +87,14 @@ class AwaitChildren:
     children: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class AwaitWorkers:
     """The stage fanned out; report the workers' end with `WorkersFinished`."""
 
     stage: str
 
 
-@dataclass(frozen=True)
+@record
 class TakeEdge:
     """Leave `source` for `target`: append `notes`, empty `clear`, then enter the target.
 
@@ -113,7 +115,7 @@ class TakeEdge:
     notes: tuple[Injection, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Complete:
     """The run is complete: `via` is `terminal` (no edge left) or `done` (the model said DONE)."""
 
@@ -123,7 +125,7 @@ class Complete:
     notes: tuple[Injection, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Fail:
     """The run ended without completing: `status` is `error` or `cancelled`."""
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, cast
+
+from compiler.records import record
 
 #: Tool-call outcomes. Anything a tool did not do counts as not done: only `ok` can modify.
 OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")
@@ -24,7 +26,7 @@ OUTCOMES: tuple[str, ...] = ("ok", "denied", "error", "unavailable", "blocked")
 FAILURE_KINDS: tuple[str, ...] = ("credits", "auth", "forbidden", "unreachable", "error")
 
 
-@dataclass(frozen=True)
+@record
 class ToolCall:
     """One requested tool call and how it went (`result` is the tool's text, when known).
 
@@ -39,7 +41,7 @@ class ToolCall:
     count: int = 1
 
 
-@dataclass(frozen=True)
+@record
 class InferenceFinished:
     """A reply landed: tool calls (each with its outcome), or text only."""
 
@@ -49,7 +51,7 @@ class InferenceFinished:
     request: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class InferenceFailed:
     message: str = "inference failed"
     kind: str = "error"
@@ -57,7 +59,7 @@ class InferenceFailed:
     request: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RoutingAnswer:
     """The model's raw reply to a routing request."""
 
@@ -66,7 +68,7 @@ class RoutingAnswer:
     request: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RegionChanged:
     """A region's content as the host now sees it (`open_items`: checklist `(id, text)`)."""
 
@@ -77,26 +79,26 @@ class RegionChanged:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Tick:
     """Time passes; re-checks the stuck clock while an inference waits to be sent."""
 
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ChildStarted:
     child: str
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ChildFinished:
     child: str
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class WorkersFinished:
     """Every fan-out worker is terminal: how many completed and how many failed."""
 
@@ -105,7 +107,7 @@ class WorkersFinished:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class InteractionAnswered:
     """A person's answer to an interaction point: an option index, or text; both None = no answer."""
 
@@ -115,22 +117,22 @@ class InteractionAnswered:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Paused:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Resumed:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Cancel:
     now: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class WorkspaceLost:
     now: float | None = None
 

@@ -9,8 +9,9 @@ forced. A region the context window does not hold never blocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeGuard
+
+from compiler.records import record
 
 from ..ir.model import DEFAULT_GATE_ATTEMPTS, Blueprint, Gate, Stage
 from . import texts
@@ -22,7 +23,7 @@ BLOCK = "block"
 FORCED = "forced"
 
 
-@dataclass(frozen=True)
+@record
 class GateDecision:
     verdict: str
     #: The gate key whose check failed (None on a clean pass).

@@ -10,8 +10,10 @@ in place (the machine copies on write), so a state can be shared and compared fr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from compiler.records import record
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, NudgeConfig
 from .events import Event
@@ -52,7 +54,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class RunState:
     stage: str
     status: str = "active"

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from compiler.records import record
+
 from ..display import json_visible, visible_lines
 from ..ir.model import Blueprint
 from .actions import (
@@ -59,7 +61,7 @@ KIND_LABELS = {
 TEXT_WIDTH = 100
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One event (None for the start) and what it did."""
 

@@ -10,8 +10,9 @@ run leads to it) is not counted.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from compiler.records import record
 
 from ..display import visible_lines
 from ..runtime.actions import TakeEdge
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 Branch = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
+@record
 class Coverage:
     blueprint: str
     stages: tuple[str, ...]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
+
+from compiler.records import record
 
 from ..runtime.state import Flags, flags_report
 from .model import Expectation, Where
@@ -29,7 +31,7 @@ _OPS: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Failure:
     """An expectation that did not hold (or a script that did not fit), where it is written."""
 

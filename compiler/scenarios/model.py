@@ -8,8 +8,10 @@ reading a file is `loader.load_scenarios`, running one is `player.play`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from compiler.records import record
 
 from ..diagnostics import Diagnostic, KeyPath, Span
 from ..parse.source import SourceFile
@@ -18,7 +20,7 @@ from ..parse.source import SourceFile
 SCENARIO_SUFFIX = ".scenarios.toml"
 
 
-@dataclass(frozen=True)
+@record
 class Where:
     """A place in the scenario file: the key path and its span (None when not found)."""
 
@@ -26,7 +28,7 @@ class Where:
     span: Span | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Action:
     """One scripted host step (`text`, `call write_file a.py`, `route review` …).
 
@@ -42,7 +44,7 @@ class Action:
     after: float = 0.0
 
 
-@dataclass(frozen=True)
+@record
 class ScriptVisit:
     """One visit of a stage in a script: the stage, and what happens during the visit."""
 
@@ -51,7 +53,7 @@ class ScriptVisit:
     where: Where
 
 
-@dataclass(frozen=True)
+@record
 class Expectation:
     """One key of `expect` (or, with `negated`, of `expect_not`) and the value it wants."""
 
@@ -61,7 +63,7 @@ class Expectation:
     negated: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Scenario:
     name: str
     where: Where
@@ -79,7 +81,7 @@ class Scenario:
     description: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ScenarioFile:
     """A read scenario file: its scenarios, the blueprint they test, and any format errors.
 

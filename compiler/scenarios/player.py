@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from compiler.records import record
+
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
 from ..runtime.events import Event, RegionChanged
@@ -41,7 +43,7 @@ HOLD_OF_KIND = {
 HOLDS = (*HOLD_OF_KIND.values(), "gate_forced")
 
 
-@dataclass(frozen=True)
+@record
 class Mismatch:
     """The script no longer fits the blueprint here."""
 

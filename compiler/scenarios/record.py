@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from compiler import records
 
 from ..diagnostics import format_key
 from ..ir.model import DEFAULT_MAX_ITERATIONS
@@ -50,7 +52,7 @@ _DEFAULT_FAILURE = "the provider failed"
 LINE_WIDTH = 100
 
 
-@dataclass(frozen=True)
+@records.record
 class Recording:
     """A run turned into a script: (stage, steps) per visit, and the run it gives."""
 

@@ -12,8 +12,10 @@ import fnmatch
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from compiler.records import record
 
 from ..diagnostics import Diagnostic
 from ..ir.model import DEFAULT_MAX_ITERATIONS
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 BlueprintLoader = Callable[[str], "FileResult"]
 
 
-@dataclass(frozen=True)
+@record
 class ScenarioResult:
     scenario: Scenario
     failures: tuple[Failure, ...]
@@ -47,7 +49,7 @@ class ScenarioResult:
         return not self.failures
 
 
-@dataclass(frozen=True)
+@record
 class FileOutcome:
     """One scenario file's results: format problems, the blueprint's state, each scenario's result."""
 

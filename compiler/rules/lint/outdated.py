@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from compiler.records import record
 
 from ...diagnostics import Diagnostic, KeyPath
 from ...ir.build_values import table
@@ -88,7 +89,7 @@ OUTDATED_KEY = LINT.define(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Outdated:
     """One old spelling: where it is, where it belongs, and whether it can move there."""
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from compiler.records import record
 
 from ...diagnostics import KeyPath, format_key_path
 from ...rulebook.registry import Rule
@@ -47,7 +48,7 @@ READ_WITH_A_MEANING = ("defaults", "no-seed")
 _LIST_KEYS_UP_TO = 12
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     rule: Rule
     message: str
