@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from compiler.analysis import analyze, core
 from compiler.analysis.repeats import EventRuns, delta, longest_run, replay_run
 from compiler.analysis.traces import verify
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.ir.model import Blueprint
 from compiler.runtime import InferenceFinished, ToolCall, start, step
 from compiler.runtime.events import event_from_dict, event_to_dict

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.helpers import CORPUS, ROOT, SARIF_SCHEMA, requires_shared
 
 CASES = Path(__file__).parent / "check_cases"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import (
     file_stem,

@@ -168,7 +168,7 @@ def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: 
 def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from compiler.cli.main import cli
+    from compiler.cli.app import cli
 
     out = tmp_path / "site"
     result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints"), "-o", str(out), "--diagram", "builtin"])

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 import compiler
 import compiler.analysis.core
 import compiler.pipeline
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 
 CASES = Path(__file__).parent / "check_cases"
 STRAND = CASES / "run-can-strand" / "review-loop.leviath"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.cli.main import COMMANDS, cli
+from compiler.cli.app import COMMANDS, cli
 from compiler.rulebook.registry import REGISTRY
 from tests.helpers import ROOT
 
@@ -33,7 +33,7 @@ def run_python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def test_help_lists_every_command_without_importing_any() -> None:
     probe = (
         "import sys\n"
-        "from compiler.cli.main import cli\n"
+        "from compiler.cli.app import cli\n"
         "try:\n"
         "    cli.main(['--help'], prog_name='blueprint')\n"
         "except SystemExit as exit:\n"

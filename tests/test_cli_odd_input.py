@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.helpers import ROOT, run_with_stdin_closed
 
 #: A stage named with an escape sequence that clears the screen (a TOML escape, so valid TOML).

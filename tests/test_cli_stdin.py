@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.parse.source import MAX_FILE_BYTES
 from tests.helpers import ROOT, run_with_stdin_closed
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 #: No errors; one warning (`unused-suppression`: the comment names no rule).

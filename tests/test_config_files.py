@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.config import KEYS, ConfigError, ConfigFinder, FileConfig, load_config
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.action_runner import run_action
 from tests.test_action import runner_temp, tools
 from tests.watching import Watch

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.helpers import ROOT
 
 GOLDEN = Path(__file__).parent / "diagrams"

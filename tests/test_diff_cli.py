@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import compiler
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.diff.rules import RULES
 from tests.helpers import ROOT
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler import discover as discover_module
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.discover import discover
 
 VALID = '[agent]\nname = "t"\n'

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.ir.serialize import IR_VERSION
 from compiler.resources import SCHEMA_NAMES, schema_path
 from tests.helpers import ROOT

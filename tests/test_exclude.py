@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.config import ConfigFinder, Overrides
 from compiler.discover import discover
 from compiler.ignore import PathFilter, check_patterns, compile_patterns

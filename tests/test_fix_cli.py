@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 FIXABLE = f'[agent]\nname = "a"\n\n[stages.work]  # one stage\n{MODEL}\nmax_iterations = 3\n'

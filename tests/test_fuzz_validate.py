@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.diagnostics import SEVERITIES, Diagnostic, Span
 from compiler.pipeline import FileResult, validate_bytes
 from compiler.rulebook.registry import REGISTRY

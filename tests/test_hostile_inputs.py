@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import compiler
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.ir import serialize
 from compiler.ir.codec import MINIMUMS
 from compiler.ir.ir_schema import ir_schema

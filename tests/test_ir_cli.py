@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import compiler
 from compiler.api import compile_bytes, ir_source_path
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.ir.serialize import IR_VERSION, dumps, load_ir
 from tests.helpers import CORPUS, ROOT, requires_shared
 

@@ -307,7 +307,7 @@ def test_rule_docs_say_how_to_turn_them_on():
 def test_the_cli_flag_and_the_pyproject_key(tmp_path):
     from click.testing import CliRunner
 
-    from compiler.cli.main import cli
+    from compiler.cli.app import cli
 
     blueprint = tmp_path / "agent.leviath"
     blueprint.write_text('[agent]\nname = "t"\n' + NEEDY, encoding="utf-8")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.scaffold import TEMPLATES, render_template
 
 

@@ -26,7 +26,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.display import UNSAFE, json_visible, visible
 
 #: Pieces of a hostile name. `%0A` checks the workflow-command escaping is not undone.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import COMMANDS
+from compiler.cli.app import COMMANDS
 from compiler.discover import is_blueprint_name
 from tests.helpers import ROOT
 

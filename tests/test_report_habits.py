@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.diagnostics import Span
 from compiler.fix.edits import TextEdit, apply_edits
 from compiler.pipeline import validate_text

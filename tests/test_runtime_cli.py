@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 
 HERE = Path(__file__).parent / "runtime"
 BLUEPRINT = HERE / "review-loop.leviath"

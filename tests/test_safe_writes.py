@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import compiler.fix.files as files
 import compiler.fix.writes as writes
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from compiler.config import Settings
 from compiler.fix import fix_bytes
 from tests.helpers import ROOT

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli.main import cli
+from compiler.cli.app import cli
 from tests.helpers import ROOT
 
 REVIEW = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")

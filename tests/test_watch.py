@@ -117,7 +117,7 @@ def test_without_watchfiles_the_exit_is_2_with_the_install_line(tmp_path: Path) 
 def test_watch_refuses_what_rewrites_or_reads_stdin(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from compiler.cli.main import cli
+    from compiler.cli.app import cli
 
     for extra in (["--fix"], ["--diff"], ["-"]):
         assert CliRunner().invoke(cli, ["validate", "--watch", *extra]).exit_code == 2

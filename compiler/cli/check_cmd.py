@@ -25,24 +25,26 @@ from ..parse.source import read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
 from .common import (
-    color_option,
-    default_max_iterations_option,
-    discovery_options,
     find_blueprints,
     fixes_of,
     human_only,
-    installation_options,
     rule_docs_url,
-    rule_options,
     rule_overrides,
     settings_per_file,
-    summary_options,
     use_color,
-    watch_option,
     with_installation,
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 from .files import FileLoop
+from .options import (
+    color_option,
+    default_max_iterations_option,
+    discovery_options,
+    installation_options,
+    rule_options,
+    summary_options,
+    watch_option,
+)
 
 
 @click.command("check")

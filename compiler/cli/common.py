@@ -1,21 +1,20 @@
-"""Pieces several commands share: options, rule flags, finding the blueprints, reading one
-with its settings, and showing its errors."""
+"""Pieces several commands share: rule flags, finding the blueprints, reading one with its
+settings, and showing its errors. No click here (`blueprint validate` runs without it); the
+options themselves are in `options.py`."""
 
 from __future__ import annotations
 
 import errno
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Any
-
-import click
+from typing import IO, TYPE_CHECKING
 
 from ..config import ConfigError, ConfigFinder, Overrides, Settings, check_globs, check_rule_names, settings_for
 from ..parse.source import read_blueprint
 from ..render import REPORTERS
-from .errors import CliError, echo_problem
+from .errors import CliError, echo, echo_problem, is_terminal
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -23,23 +22,6 @@ if TYPE_CHECKING:
     from ..fix.edits import Fix
     from ..pipeline import FileResult
     from ..render import ReporterSpec
-
-format_option = click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
-
-color_option = click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the output; 'auto' colours a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",
-)
 
 
 def use_color(choice: str, stream: IO | None = None) -> bool:
@@ -56,13 +38,6 @@ def use_color(choice: str, stream: IO | None = None) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return is_terminal(stream if stream is not None else sys.stdout)
-
-
-def is_terminal(stream: IO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # a replaced or closed stream
-        return False
 
 
 def stdin_buffer() -> IO[bytes]:
@@ -83,56 +58,6 @@ def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
     if not values:
         return None
     return tuple(name.strip() for value in values for name in value.split(",") if name.strip())
-
-
-_deny_warnings_option = click.option(
-    "--deny-warnings/--no-deny-warnings",
-    default=None,
-    help="Fail (exit 1) on warnings too, or not, whatever the configuration says.",
-)
-_select_option = click.option(
-    "--select",
-    multiple=True,
-    metavar="RULES",
-    help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
-)
-_ignore_option = click.option(
-    "--ignore",
-    multiple=True,
-    metavar="RULES",
-    help="Drop these rule codes or families (comma-separated, repeatable; wins over --select).",
-)
-
-
-default_max_iterations_option = click.option(
-    "--default-max-iterations",
-    type=click.IntRange(min=0),
-    default=None,
-    metavar="N",
-    help=(
-        "The iteration cap of a stage without max_iterations (or with 0), as your Leviath "
-        "configuration sets it ([limits] default_max_iterations; default 50, 0 for none)."
-    ),
-)
-
-
-def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """`--statistics` and `-q/--quiet` (which leaves out `left_out`), shared by `validate` and `check`."""
-
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        command = click.option(
-            "-q", "--quiet", is_flag=True, help=f"Leave out {left_out}: only the summary (text and concise formats)."
-        )(command)
-        return click.option(
-            "--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats)."
-        )(command)
-
-    return decorate
-
-
-def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
-    return _deny_warnings_option(_select_option(_ignore_option(command)))
 
 
 def rule_overrides(
@@ -165,25 +90,6 @@ def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
     return None if names is None else check_rule_names(names, flag)
 
 
-_exclude_option = click.option(
-    "--exclude",
-    multiple=True,
-    metavar="PATTERN",
-    help="Leave out paths matching this gitignore-style pattern when searching directories "
-    "(repeatable; adds to the configuration's).",
-)
-_gitignore_option = click.option(
-    "--respect-gitignore/--no-respect-gitignore",
-    default=None,
-    help="Leave out what .gitignore files ignore when searching directories (default: on).",
-)
-
-
-def discovery_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--exclude` and `--respect-gitignore`, passed on to `rule_overrides`."""
-    return _exclude_option(_gitignore_option(command))
-
-
 def find_blueprints(
     paths: tuple[str, ...], overrides: Overrides, finder: ConfigFinder, *, warn_skipped: bool = True
 ) -> tuple[str, ...]:
@@ -213,21 +119,6 @@ def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped:
             left_out = f"; {len(found.excluded)} path(s) left out by exclude patterns or .gitignore"
         raise CliError(f"no blueprints found in {where} (looked for agent.leviath and *.leviath files{left_out})")
     return found.files
-
-
-def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--leviath-config` and `--leviath-models`: the user's Leviath files, for the checks that
-    need the installation (read with `with_installation`)."""
-    command = click.option(
-        "--leviath-config",
-        metavar="PATH",
-        help="Your Leviath config.toml: runs read-paths-not-granted, read-paths-grant-invalid, no-reachable-provider.",
-    )(command)
-    return click.option(
-        "--leviath-models",
-        metavar="PATH",
-        help="What `lev models list` prints, saved to a file: runs unknown-model, unbounded-percentage-budget.",
-    )(command)
 
 
 def with_installation(overrides: Overrides, leviath_config: str | None, leviath_models: str | None) -> Overrides:
@@ -282,16 +173,8 @@ def report_errors(result: "FileResult", color: str) -> bool:
     errors = [d for d in result.diagnostics if d.severity == "error"]
     if errors:
         paint = use_color(color, sys.stderr)
-        click.echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
+        echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)
     return bool(errors)
-
-
-watch_option = click.option(
-    "--watch",
-    is_flag=True,
-    help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration "
-    "file changes (needs the [watch] extra).",
-)
 
 
 def human_only(spec: "ReporterSpec", output_format: str, *, statistics: bool = False, quiet: bool = False) -> None:

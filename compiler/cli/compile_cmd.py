@@ -16,8 +16,9 @@ import sys
 
 import click
 
-from .common import color_option, read_with_settings, use_color
+from .common import read_with_settings, use_color
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError, OutputError
+from .options import color_option
 
 
 @click.command("compile")

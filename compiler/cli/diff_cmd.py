@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 import click
 
 from ..config import Overrides
-from .common import color_option, default_max_iterations_option, use_color
+from .common import use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .options import color_option, default_max_iterations_option
 
 if TYPE_CHECKING:
     from ..config import ConfigFinder, Settings

@@ -27,8 +27,9 @@ import click
 
 from ..config import ConfigFinder
 from ..render.blueprint_docs import ENGINES, Engine
-from .common import check_file, color_option, discovery_options, find_blueprints, report_errors, rule_overrides
+from .common import check_file, find_blueprints, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
+from .options import color_option, discovery_options
 from .outdir import OutputDirectory
 
 

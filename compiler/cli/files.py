@@ -11,10 +11,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-import click
-
 from ..parse.source import read_blueprint
-from .errors import echo_problem
+from .errors import echo, echo_problem
 
 T = TypeVar("T")
 
@@ -39,7 +37,7 @@ class FileLoop(Generic[T]):
     def __iter__(self) -> Iterator[T]:
         for number, path in enumerate(self.files, 1):
             if self.progress:
-                click.echo(f"\rchecking {number}/{len(self.files)} files", nl=False, err=True)
+                echo(f"\rchecking {number}/{len(self.files)} files", nl=False, err=True)
             try:
                 data = self.read(path)
             except OSError as exc:
@@ -55,11 +53,11 @@ class FileLoop(Generic[T]):
             yield item
             del item  # the caller may release a file's results before the next file is checked
         if self.progress:
-            click.echo(_CLEAR_LINE, nl=False, err=True)
+            echo(_CLEAR_LINE, nl=False, err=True)
 
     def _problem(self, message: str) -> None:
         """One line on stderr, on a line of its own even while progress is shown."""
         self.unchecked += 1
         if self.progress:
-            click.echo(_CLEAR_LINE, nl=False, err=True)
+            echo(_CLEAR_LINE, nl=False, err=True)
         echo_problem(message)

@@ -15,8 +15,9 @@ import sys
 
 import click
 
-from .common import check_file, color_option, report_errors
+from .common import check_file, report_errors
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError, emit
+from .options import color_option
 
 FORMATS = ("mermaid", "dot", "text")
 

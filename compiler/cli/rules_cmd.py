@@ -13,8 +13,8 @@ import textwrap
 import click
 
 from ..rulebook.registry import REGISTRY, Rule
-from .common import format_option
 from .errors import CliError, emit
+from .options import format_option
 
 
 @click.command("rules")

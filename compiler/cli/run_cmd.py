@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from ..config import Overrides
-from .common import default_max_iterations_option, format_option, read_with_settings, stdin_buffer
+from .common import read_with_settings, stdin_buffer
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .options import default_max_iterations_option, format_option
 
 
 @click.command("run")

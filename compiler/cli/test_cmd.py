@@ -17,9 +17,10 @@ import click
 
 from ..config import ConfigError, ConfigFinder, Settings, settings_for
 from ..discover import discover, is_blueprint_name
-from .common import color_option, use_color
+from .common import use_color
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
 from .files import FileLoop
+from .options import color_option
 
 if TYPE_CHECKING:
     from ..ir.model import Blueprint

@@ -1,4 +1,4 @@
-"""`blueprint validate [PATH …]`: check blueprints and report every finding.
+"""`blueprint validate [PATH …]`: the click command; `validate_run.run_validate` does the work.
 
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
 --deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
@@ -9,57 +9,22 @@ files are still checked. The path `-` reads one blueprint from standard input (e
 
 from __future__ import annotations
 
-import gc
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 import click
 
-from ..config import ConfigFinder, Overrides, Settings
-from ..parse.source import MAX_FILE_BYTES, read_blueprint
-from ..render import REPORTERS, ReportOptions, get_reporter
-from .common import (
+from ..render import REPORTERS
+from .options import (
     color_option,
     default_max_iterations_option,
     discovery_options,
-    find_blueprints,
-    fixes_of,
-    human_only,
     installation_options,
-    is_terminal,
-    read_stdin,
-    rule_docs_url,
     rule_options,
-    rule_overrides,
-    settings_per_file,
     summary_options,
-    use_color,
     watch_option,
-    with_installation,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
-from .files import FileLoop
-
-if TYPE_CHECKING:
-    from ..pipeline import FileResult
-
-#: Below this many files a run is quick enough that progress would only flicker.
-PROGRESS_MIN_FILES = 20
-#: The path that means standard input, and the name it is reported under by default.
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-
-
-@dataclass
-class Run:
-    """What checking the files produced."""
-
-    results: list["FileResult"] = field(default_factory=list)
-    failing: bool = False
-    #: Files that could not be read, or crashed the checker: the run exits with 2.
-    unchecked: int = 0
+from .validate_run import run_validate
 
 
 @click.command("validate")
@@ -100,190 +65,10 @@ class Run:
 @watch_option
 @default_max_iterations_option
 @color_option
-def command(
-    paths: tuple[str, ...],
-    output_format: str,
-    deny_warnings: bool | None,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    exclude: tuple[str, ...],
-    respect_gitignore: bool | None,
-    statistics: bool,
-    quiet: bool,
-    color: str,
-    fix: bool = False,
-    diff: bool = False,
-    stdin_filename: str | None = None,
-    show_settings: bool = False,
-    watch: bool = False,
-    default_max_iterations: int | None = None,
-    leviath_config: str | None = None,
-    leviath_models: str | None = None,
-) -> None:
+def command(**options: Any) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
     Settings come from the nearest blueprint.toml, .blueprint.toml or pyproject.toml
     [tool.blueprint] above each file; flags replace the keys they name.
     """
-    spec = REPORTERS[output_format]
-    human_only(spec, output_format, statistics=statistics, quiet=quiet)
-    overrides = with_installation(
-        rule_overrides(
-            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
-        ),
-        leviath_config,
-        leviath_models,
-    )
-    if show_settings:
-        from .show_settings import show_settings as render_settings
-
-        if len(paths) != 1 or paths == (STDIN,):
-            raise CliError("--show-settings takes exactly one PATH (a file or a directory)")
-        emit(render_settings(paths[0], overrides))
-        sys.exit(EXIT_OK)
-    stdin = STDIN in paths or (stdin_filename is not None and not paths)
-    if watch:
-        if fix or diff or stdin:
-            raise CliError("--watch checks files as they change; it cannot be combined with --fix, --diff or '-'")
-        from .watch import watch as watch_paths
-
-        paths = paths or (".",)
-        watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
-    if fix and diff:
-        raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
-    status = _validate(
-        paths,
-        overrides,
-        output_format,
-        statistics,
-        quiet,
-        color,
-        fix=fix,
-        diff=diff,
-        stdin=stdin,
-        stdin_filename=stdin_filename,
-    )
-    sys.exit(status)
-
-
-def _validate(
-    paths: tuple[str, ...],
-    overrides: Overrides,
-    output_format: str,
-    statistics: bool,
-    quiet: bool,
-    color: str,
-    *,
-    fix: bool = False,
-    diff: bool = False,
-    stdin: bool = False,
-    stdin_filename: str | None = None,
-) -> int:
-    """One run of `blueprint validate`: the report on stdout; the exit status returned."""
-    spec = REPORTERS[output_format]
-    finder = ConfigFinder()
-    read: Callable[[str], bytes] = read_blueprint
-    if stdin:
-        files, read = _stdin_input(paths, stdin_filename, fix or diff)
-    else:
-        if stdin_filename is not None:
-            raise CliError("--stdin-filename names standard input: pass '-' as the only path")
-        paths = paths or (".",)
-        files = find_blueprints(paths, overrides, finder)
-
-    settings = settings_per_file(files, overrides, finder)
-    if diff:
-        return _diff(files, settings)
-    unwritten = _fix(files, settings) if fix else False
-    progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
-    run = _check(files, settings, progress, read)
-
-    options = ReportOptions(
-        color=spec.human and use_color(color),
-        statistics=statistics,
-        quiet=quiet,
-        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
-        rule_docs_url=rule_docs_url(finder),
-    )
-    emit(get_reporter(output_format)(run.results, options), color=options.color)
-    if run.unchecked or unwritten:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if run.failing else EXIT_OK
-
-
-def _stdin_input(
-    paths: tuple[str, ...], name: str | None, fixing: bool
-) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
-    """The one-file input of `validate -`: its reported name and a reader of standard input."""
-    if paths not in ((), (STDIN,)):
-        raise CliError("'-' reads standard input and cannot be combined with other paths")
-    if fixing:
-        raise CliError("--fix and --diff rewrite files; they cannot work on standard input")
-    if name == "":
-        raise CliError("--stdin-filename must not be empty")
-
-    # One byte past the limit is enough for the `file-too-large` diagnostic.
-    return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
-
-
-def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
-    """--fix: write the fixes (the report then shows what remains); True when a file could not
-    be written."""
-    from ..fix.files import fix_files
-
-    run = fix_files(files, settings.__getitem__, write=True)
-    for message in run.problems:
-        echo_problem(f"error: {message}")
-    if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        click.echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
-    return run.unwritten > 0
-
-
-def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
-    """--diff: the fixes as one unified diff on stdout; nothing written."""
-    from ..fix.files import fix_files, unified_diff
-
-    run = fix_files(files, settings.__getitem__, write=False)
-    for message in run.problems + run.unreadable:
-        echo_problem(f"error: {message}")
-    changed = run.changed
-    emit("".join(unified_diff(outcome) for outcome in changed))
-    click.echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
-    return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
-
-
-def _check(
-    files: tuple[str, ...], settings: dict[str, Settings], progress: bool, read: Callable[[str], bytes] = read_blueprint
-) -> Run:
-    from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
-
-    def validate(path: str, data: bytes) -> "FileResult":
-        return (_validate_large if len(data) >= LARGE_INPUT_BYTES else validate_bytes)(path, data, settings[path])
-
-    run = Run()
-    loop = FileLoop(files, validate, read=read, progress=progress)
-    for result in loop:
-        run.results.append(result)
-        if result.counts.failing(settings[result.path].deny_warnings):
-            run.failing = True
-    run.unchecked = loop.unchecked
-    return run
-
-
-def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
-    """`validate_bytes` on a large file, then its objects are hidden from the collector.
-
-    They live in the run's results until exit anyway. Re-enabling the collector as the library
-    does would make its next pass traverse all of them (a fifth of a second at 10,000
-    stages); `gc.freeze` moves them out of its sight in constant time instead.
-    """
-    from ..pipeline import validate_bytes
-
-    if not gc.isenabled():
-        return validate_bytes(path, data, settings)
-    gc.disable()
-    try:
-        return validate_bytes(path, data, settings)
-    finally:
-        gc.freeze()
-        gc.enable()
+    sys.exit(run_validate(**options))

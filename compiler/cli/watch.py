@@ -22,11 +22,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import click
-
 from ..config import CONFIG_FILES, ConfigError, ConfigFinder
-from .common import is_terminal
-from .errors import CliError, echo_problem
+from .errors import CliError, echo, echo_problem, is_terminal
 
 if TYPE_CHECKING:
     from ..config import Overrides
@@ -150,17 +147,17 @@ def _folders(paths: tuple[str, ...], overrides: "Overrides") -> frozenset[str]:
 
 def _run(run_once: Callable[[], Any]) -> None:
     if is_terminal(sys.stdout):
-        click.echo(_CLEAR_SCREEN, nl=False)
+        echo(_CLEAR_SCREEN, nl=False)
     try:
         run_once()
-    except click.ClickException as exc:  # this run stopped; the next change may mend it
-        echo_problem(f"Error: {exc.format_message()}")
+    except CliError as exc:  # this run stopped; the next change may mend it
+        echo_problem(f"Error: {exc.message}")
 
 
 def _waiting(folders: Iterable[str]) -> None:
     count = len(list(folders))
     stamp = time.strftime("%H:%M:%S")
-    click.echo(f"[{stamp}] watching {count} folder{'s' if count != 1 else ''} for changes; Ctrl-C to stop", err=True)
+    echo(f"[{stamp}] watching {count} folder{'s' if count != 1 else ''} for changes; Ctrl-C to stop", err=True)
 
 
 def _announce(changed: list[str]) -> None:
