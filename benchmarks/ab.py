@@ -1,6 +1,6 @@
 """Before and after in one process: `python benchmarks/ab.py REV` times the `compiler` package of
 git revision REV against the working tree's, in turn, on the paths a change to the analysis or
-the drawings can slow down.
+the drawings (or validation) can slow down.
 
 Both packages are loaded into this process; before each call the modules of the version being
 timed are put in `sys.modules`, so the imports made inside functions find their own version.
@@ -11,6 +11,7 @@ run graph, the same findings and the same SVG bytes, and says so on every line.
     python benchmarks/ab.py main                       # the run graph, check per stage, SVG
     python benchmarks/ab.py main --sizes 100,1000 --rounds 9 --only runs
     python benchmarks/ab.py v1 --after v2               # two revisions
+    python benchmarks/ab.py main --only validate --rounds 9   # validate_bytes over the corpus
 
 Run it from the root of a checkout, bytecode compiled (unset PYTHONDONTWRITEBYTECODE) and
 memory-capped: the 10,000-stage file holds both versions' analyses at once (about 0.7 GB).
@@ -43,7 +44,7 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
-PARTS = ("runs", "check", "svg")
+PARTS = ("runs", "check", "svg", "validate")
 
 
 class Version:
@@ -84,6 +85,11 @@ class Version:
     def check(self, data: bytes) -> Any:
         self.use()
         return self.check_bytes("ab.leviath", data, self.settings)
+
+    def findings(self, data: bytes) -> list[dict]:
+        """What `validate_bytes` reports, comparable between versions."""
+        self.use()
+        return [d.to_dict() for d in self.validate_bytes("ab.leviath", data, self.settings).diagnostics]
 
 
 def _load(root: Path) -> dict[str, ModuleType]:
@@ -254,6 +260,19 @@ def main(argv: list[str] | None = None) -> int:
                 times = timed(versions, [twenty(v.to_svg, d) for v, d in zip(versions, drawings)], args.rounds)
                 print(ratio_line(f"to_svg {name} (×20)", times, 1e3, "ms", same), flush=True)
                 same_everywhere &= same
+
+        if "validate" in parts:
+            # The corpus row of run.py: the real blueprints and the seeded generated ones,
+            # the total being the sum of per-file medians.
+            corpus = files + generate.corpus(40)
+            totals = [0.0, 0.0]
+            same = True
+            for _name, data in corpus:
+                same &= versions[0].findings(data) == versions[1].findings(data)
+                calls = [twenty(partial(v.validate_bytes, "ab.leviath", settings=v.settings), data) for v in versions]
+                totals = [total + t for total, t in zip(totals, timed(versions, calls, args.rounds))]
+            print(ratio_line(f"validate_bytes, {len(corpus)} files (×20)", totals, 1e3, "ms", same), flush=True)
+            same_everywhere &= same
     return 0 if same_everywhere else 1
 
 

@@ -4,7 +4,8 @@
 and `__delattr__` as source text and compiles it with `exec` every time the module is
 imported: about 0.4 ms a class, a quarter of a `blueprint validate` process before this
 module existed. A record gets the same methods, written once here and bound to the class's
-fields, so they come from the bytecode cache like the rest of the package.
+fields, so they come from the bytecode cache like the rest of the package. Only a class
+that turns out to be hot gets an `__init__` compiled for it (see `_initializer`).
 
 A record is still a dataclass: `dataclasses.fields`, `replace`, `asdict` and `is_dataclass`
 work on it, field specifiers (`field(default_factory=…)`, `repr=False`, `compare=False`,
@@ -16,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
+from itertools import repeat
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T", bound=type)
+
+_set = object.__setattr__
 
 
 @overload
@@ -45,6 +49,7 @@ def _make_record(cls: Any, *, eq: bool, order: bool) -> Any:
         cls.__doc__ = f"{cls.__name__}({', '.join(cls.__dict__.get('__annotations__', ()))})"  # noqa: RUF063 - no inspect at start-up
     dataclass(init=False, repr=False, eq=False)(cls)
     members = fields(cls)
+    _check_parameters(members)
     compared = _getter(tuple(f.name for f in members if f.compare))
     methods: dict[str, Any] = {
         "__init__": _initializer(cls, members),
@@ -65,17 +70,40 @@ def _make_record(cls: Any, *, eq: bool, order: bool) -> Any:
     return cls
 
 
+def _check_parameters(members: tuple[Field[Any], ...]) -> None:
+    """What `@dataclass` refuses when it writes `__init__` (it does not write ours)."""
+    after_default = False
+    for f in members:
+        if not f.init:
+            continue
+        if f.kw_only is True:
+            raise TypeError(f"field {f.name!r}: a record has no keyword-only fields")
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            after_default = True
+        elif after_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+
+
 def _getter(names: tuple[str, ...]) -> Callable[[Any], Any]:
     """The values a record compares by, as a tuple (a lone value for one field: the same
     equality, and faster)."""
     return attrgetter(*names) if names else (lambda _record: ())
 
 
+#: Calls after which a record class gets an `__init__` written for its fields (`_initializer`).
+HOT = 100
+
+
 def _initializer(cls: Any, members: tuple[Field[Any], ...]) -> Callable[..., None]:
-    """One `__init__` for every record: a merge of the keywords over a template of the
-    defaults, checked against the field names in one set operation; errors are worded as
-    Python words them for a written-out `__init__`."""
-    parameters = tuple(f.name for f in members if f.init)
+    """A record's `__init__`: shared code until the class is hot, then one of its own.
+
+    The shared one merges the keywords over a template of the defaults and checks their names
+    with two set operations: it costs nothing to make, but each call does more than an
+    `__init__` written for the fields. A class called more than `HOT` times (many files in
+    one process, the language server, the runner) gets that written one, compiled once: what
+    `@dataclass` compiles at import for every class. A call with positional arguments, or
+    with wrong ones, goes to the written one as well, so a mistake is Python's own TypeError.
+    """
     template: dict[str, Any] = {}
     required: set[str] = set()
     factories: list[tuple[str, Callable[[], Any]]] = []
@@ -83,56 +111,60 @@ def _initializer(cls: Any, members: tuple[Field[Any], ...]) -> Callable[..., Non
         if f.default is not MISSING:
             template[f.name] = f.default
         elif f.default_factory is not MISSING:
-            template[f.name] = None
+            template[f.name] = None  # replaced below, in its place
             factories.append((f.name, f.default_factory))
         elif f.init:
-            template[f.name] = None
+            template[f.name] = None  # always given
             required.add(f.name)
-        else:
-            template[f.name] = None  # set by __post_init__
-    accepted = frozenset(parameters)
-    post_init = getattr(cls, "__post_init__", None) is not None
-    name = cls.__qualname__
+    accepted = frozenset(f.name for f in members if f.init)
+    post_init = hasattr(cls, "__post_init__")
+    calls = 0
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if args:
-            kwargs = _positional(name, parameters, args, kwargs)
+        nonlocal calls
+        calls += 1
+        if args or calls > HOT or not required <= kwargs.keys() <= accepted:
+            cls.__init__ = written = _written_init(cls, members, post_init)
+            written(self, *args, **kwargs)
+            return
         values = {**template, **kwargs}
-        if not required <= kwargs.keys() <= accepted:
-            _argument_error(name, accepted, required, kwargs)
         for key, factory in factories:
             if key not in kwargs:
                 values[key] = factory()
-        self.__dict__.update(values)
+        any(map(_set, repeat(self), values, values.values()))  # field by field, at C speed
         if post_init:
             self.__post_init__()
 
     return __init__
 
 
-def _positional(
-    name: str, parameters: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> dict[str, Any]:
-    if len(args) > len(parameters):
-        raise TypeError(
-            f"{name}.__init__() takes {len(parameters) + 1} positional arguments but {len(args) + 1} were given"
-        )
-    merged = dict(zip(parameters, args, strict=False))
-    for key in kwargs:
-        if key in merged:
-            raise TypeError(f"{name}.__init__() got multiple values for argument {key!r}")
-    merged.update(kwargs)
-    return merged
-
-
-def _argument_error(name: str, accepted: frozenset[str], required: set[str], kwargs: dict[str, Any]) -> None:
-    unknown = [key for key in kwargs if key not in accepted]
-    if unknown:
-        raise TypeError(f"{name}.__init__() got an unexpected keyword argument {unknown[0]!r}")
-    missing = [key for key in required if key not in kwargs]
-    raise TypeError(
-        f"{name}.__init__() missing required argument{'s' if len(missing) > 1 else ''}: {', '.join(map(repr, missing))}"
-    )
+def _written_init(cls: Any, members: tuple[Field[Any], ...], post_init: bool) -> Callable[..., None]:
+    """The `__init__` `@dataclass(frozen=True)` writes for these fields, compiled now."""
+    scope: dict[str, Any] = {"__record_set": _set, "__record_missing": MISSING}
+    parameters, body = [], []
+    for number, f in enumerate(members):
+        default, factory = f"__record_default_{number}", f"__record_factory_{number}"
+        if f.default is not MISSING:
+            scope[default] = f.default
+            value = f.name if f.init else default
+        elif f.default_factory is not MISSING:
+            scope[factory] = f.default_factory
+            value = f"{factory}() if {f.name} is __record_missing else {f.name}" if f.init else f"{factory}()"
+            default = "__record_missing"
+        elif f.init:
+            value, default = f.name, ""
+        else:
+            continue  # set by __post_init__
+        if f.init:
+            parameters.append(f"{f.name}={default}" if default else f.name)
+        body.append(f"    __record_set(__record_self, {f.name!r}, {value})")
+    if post_init:
+        body.append("    __record_self.__post_init__()")
+    source = f"def __init__(__record_self, {', '.join(parameters)}):\n" + ("\n".join(body) or "    pass")
+    exec(source, scope)  # our own text, made of field names
+    written = scope["__init__"]
+    written.__qualname__ = f"{cls.__qualname__}.__init__"
+    return written
 
 
 def _representation(shown: tuple[str, ...]) -> Callable[[Any], str]:

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.ir.model import Edge
-from compiler.records import record
+from compiler.records import HOT, record
 
 
 def _point() -> type:
@@ -87,15 +87,25 @@ def test_each_instance_gets_its_own_default_from_a_factory() -> None:
 @pytest.mark.parametrize(
     ("args", "kwargs", "message"),
     [
-        ((), {}, "missing required argument: 'x'"),
-        ((), {"x": 1, "z": 2}, "unexpected keyword argument 'z'"),
-        ((1,), {"x": 1}, "multiple values for argument 'x'"),
-        ((1, 2, (), [], 5), {}, "takes 5 positional arguments but 6 were given"),
+        ((), {}, "missing 1 required positional argument: 'x'"),
+        ((), {"x": 1, "z": 2}, "got an unexpected keyword argument 'z'"),
+        ((1,), {"x": 1}, "got multiple values for argument 'x'"),
+        ((1, 2, (), [], 5), {}, "takes from 2 to 5 positional arguments but 6 were given"),
     ],
 )
-def test_wrong_arguments_are_a_type_error_that_names_the_argument(args, kwargs, message) -> None:
-    with pytest.raises(TypeError, match=message):
-        Record(*args, **kwargs)
+def test_wrong_arguments_are_pythons_own_type_error(args, kwargs, message) -> None:
+    for cls in (record(_point()), dataclass(frozen=True)(_point())):
+        with pytest.raises(TypeError, match=f"Point.__init__\\(\\) {message}"):
+            cls(*args, **kwargs)
+
+
+def test_fields_out_of_order_are_refused_as_dataclass_refuses_them() -> None:
+    class Wrong:
+        x: int = 0
+        y: int
+
+    with pytest.raises(TypeError, match="non-default argument 'y' follows default argument"):
+        record(Wrong)
 
 
 def test_eq_false_keeps_identity() -> None:
@@ -141,13 +151,38 @@ def test_records_copy_and_pickle() -> None:
     assert pickle.loads(pickle.dumps(edge)) == edge
 
 
-def test_no_code_is_compiled_to_make_a_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The point of the module: making a record class calls neither exec nor compile (which
-    `@dataclass` does for every method it writes)."""
-    calls: list[str] = []
+def test_no_code_is_compiled_until_a_class_is_hot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the module: making a record class, and using it a little, compiles
+    nothing (`@dataclass` compiles every method it writes); a hot class compiles its
+    `__init__`, once."""
+    compiled: list[str] = []
     real_exec = exec
-    monkeypatch.setattr("builtins.exec", lambda *a, **k: calls.append("exec") or real_exec(*a, **k))
-    record(order=True)(_point())
-    assert calls == []
+    monkeypatch.setattr("builtins.exec", lambda *a, **k: compiled.append(a[0]) or real_exec(*a, **k))
+    cls = record(order=True)(_point())
+    shared = cls.__init__
+    cold = [cls(x=n, notes=[]) for n in range(HOT)]
+    assert compiled == []
+    hot = [cls(x=n) for n in range(HOT, HOT + 50)]
+    assert len(compiled) == 1 and cls.__init__ is not shared
+    assert [p.x for p in cold + hot] == list(range(HOT + 50))
+    assert hot[0].notes == [] and hot[0].notes is not hot[1].notes
     dataclass(frozen=True)(_point())
-    assert "exec" in calls
+    assert len(compiled) > 1
+
+
+def hot(cls: type) -> type:
+    """`cls` once it has been called often enough to have its own `__init__`."""
+    for _ in range(HOT + 1):
+        cls(x=0)
+    return cls
+
+
+HotRecord = hot(record(order=True)(_point()))
+
+
+@given(values, values, tags)
+def test_a_hot_record_is_made_as_a_cold_one_is(x, y, t) -> None:
+    cold = record(order=True)(_point())
+    made = cold(x, y=y, tags=t), HotRecord(x, y=y, tags=t), HotRecord(x=x, y=y, tags=t, notes=[])
+    assert [repr(p) for p in made] == [repr(made[0])] * 3
+    assert [dataclasses.astuple(p) for p in made] == [dataclasses.astuple(made[0])] * 3
