@@ -53,6 +53,7 @@ def _make_record(cls: Any, *, eq: bool, order: bool) -> Any:
     compared = _getter(tuple(f.name for f in members if f.compare))
     methods: dict[str, Any] = {
         "__init__": _initializer(cls, members),
+        "__signature__": _SIGNATURE,
         "__repr__": _representation(tuple(f.name for f in members if f.repr)),
         "__setattr__": _refuse_setattr,
         "__delattr__": _refuse_delattr,
@@ -64,7 +65,7 @@ def _make_record(cls: Any, *, eq: bool, order: bool) -> Any:
         methods.update(_ordering(compared))
     for name, method in methods.items():
         if name not in own:
-            if method.__qualname__.endswith(f"<locals>.{name}"):  # made for this class
+            if getattr(method, "__qualname__", "").endswith(f"<locals>.{name}"):  # made for this class
                 method.__qualname__ = f"{cls.__qualname__}.{name}"
             setattr(cls, name, method)
     return cls
@@ -165,6 +166,35 @@ def _written_init(cls: Any, members: tuple[Field[Any], ...], post_init: bool) ->
     written = scope["__init__"]
     written.__qualname__ = f"{cls.__qualname__}.__init__"
     return written
+
+
+class _Factory:
+    """The default a signature shows for a field made by a factory, as dataclasses shows it."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+class _Signature:
+    """`inspect.signature` (and `help`) of a record class: the parameters `@dataclass` would
+    show, made when asked, since `__init__` takes `*args, **kwargs` until the class is hot."""
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        import inspect
+
+        def default(f: Field[Any]) -> Any:
+            if f.default is not MISSING:
+                return f.default
+            return _Factory() if f.default_factory is not MISSING else inspect.Parameter.empty
+
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        parameters = [
+            inspect.Parameter(f.name, kind, default=default(f), annotation=f.type) for f in fields(owner) if f.init
+        ]
+        return inspect.Signature(parameters, return_annotation=None)
+
+
+_SIGNATURE = _Signature()
 
 
 def _representation(shown: tuple[str, ...]) -> Callable[[Any], str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
+import pydoc
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any
 
@@ -66,6 +68,14 @@ def test_a_record_is_a_dataclass_to_the_dataclasses_module() -> None:
     assert (moved.x, moved.y, moved.tags) == (1, 5, ("a",))
     assert Record.__match_args__ == ("x", "y", "tags", "notes")
     assert Record.__doc__ == "A point."
+
+
+def test_signature_and_help_show_the_fields_as_for_a_dataclass() -> None:
+    """`__init__` takes `*args, **kwargs` until the class is hot; what the class shows
+    `inspect` and `help` is its fields all the same."""
+    assert str(inspect.signature(Record)) == str(inspect.signature(Dataclass))
+    shown = pydoc.render_doc(Record, renderer=pydoc.plaintext)
+    assert f"Point{inspect.signature(Record)}" in shown and "x: 'int'" in shown
 
 
 def test_fields_cannot_be_assigned_or_deleted() -> None:
