@@ -1,11 +1,5 @@
-"""`blueprint validate [PATH …]`: the click command; `validate_run.run_validate` does the work.
-
-Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
---deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
-invalid or no blueprint was found. An unreadable file is reported on stderr and the other
-files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
-`--stdin-filename` names it in the report and for the settings lookup.
-"""
+"""`blueprint validate [PATH …]` as a click command: its options and help. What it does,
+and its exit statuses, are `validate_run.run_validate`, which `quick.py` calls without click."""
 
 from __future__ import annotations
 

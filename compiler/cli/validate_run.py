@@ -1,4 +1,5 @@
-"""`blueprint validate [PATH …]`: check blueprints and report every finding.
+"""What `blueprint validate [PATH …]` does: check blueprints and report every finding.
+Click-free: the click command (`validate_cmd.py`) and the quick path (`quick.py`) call it.
 
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
 --deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
