@@ -91,8 +91,9 @@ def assert_codes(source: str, *expected: str, **kwargs) -> None:
     )
 
 
-def run_with_stdin_closed(*args: str) -> "subprocess.CompletedProcess[bytes]":
-    """`python -m compiler ARGS` started with file descriptor 0 closed (as some daemons do)."""
+def run_with_stdin_closed(*args: str, descriptor: int = 0) -> "subprocess.CompletedProcess[bytes]":
+    """`python -m compiler ARGS` started with file descriptor 0 (or `descriptor`) closed, as
+    some daemons do, or a shell for `>&-`."""
     env = {k: v for k, v in os.environ.items() if k != "BLUEPRINT_DEBUG"}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
@@ -101,5 +102,5 @@ def run_with_stdin_closed(*args: str) -> "subprocess.CompletedProcess[bytes]":
         cwd=ROOT,
         env=env,
         timeout=60,
-        preexec_fn=lambda: os.close(0),
+        preexec_fn=lambda: os.close(descriptor),
     )

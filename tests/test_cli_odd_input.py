@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli.app import cli
@@ -83,6 +84,14 @@ def test_run_with_standard_input_closed_is_an_io_error_not_a_crash() -> None:
     done = run_with_stdin_closed("run", str(BLUEPRINT), "--events", "-")
     assert done.returncode == 2
     assert done.stderr.decode().strip() == "Error: cannot read '<stdin>': standard input is closed"
+
+
+@pytest.mark.parametrize("args", [("validate", str(BLUEPRINT)), ("rules",)], ids=["quick path", "click"])
+def test_standard_output_closed_is_an_io_error_not_a_crash(args: tuple[str, ...]) -> None:
+    """Started with `>&-`: nowhere to write the report, said in one line, exit 2."""
+    done = run_with_stdin_closed(*args, descriptor=1)
+    assert done.returncode == 2
+    assert done.stderr.decode().strip() == "Error: cannot write to standard output: Bad file descriptor"
 
 
 def test_check_says_it_does_not_read_standard_input() -> None:

@@ -8,11 +8,13 @@ failing, 1 failing findings, 2 usage, configuration or I/O error (and any unexpe
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
 
 from . import quick
+from .errors import OutputError
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,6 +31,10 @@ def main(argv: list[str] | None = None) -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
+    if sys.stdout is None:  # started with standard output closed (`>&-`): nowhere to report
+        closed = OutputError(OSError(errno.EBADF, os.strerror(errno.EBADF)))
+        closed.show()
+        sys.exit(closed.exit_code)
     try:
         quick_options = quick.options(sys.argv[1:] if argv is None else argv)
         if quick_options is not None:
