@@ -16,6 +16,7 @@ from ..rulebook.registry import SYNTAX
 from ..rulebook.snippets import stage as declared
 from .comments import TOKENS
 from .positions import PositionIndex
+from .reader import read_plain
 from .source import SourceFile
 
 #: Deeper than any blueprint needs; keeps every later recursive walk well inside the stack.
@@ -69,13 +70,18 @@ _OVERWRITE = re.compile(r"^Cannot (?:overwrite a value|declare .* twice|mutate i
 
 
 def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    """The document, or None and one `toml-syntax` / `nesting-too-deep` diagnostic."""
-    try:
-        document = tomllib.loads(source.text)
-    except tomllib.TOMLDecodeError as exc:
-        return None, [_syntax_diagnostic(source, exc)]
-    except RecursionError:
-        return None, [_too_deep(source, None)]
+    """The document, or None and one `toml-syntax` / `nesting-too-deep` diagnostic.
+
+    `read_plain` reads most blueprints in a third of tomllib's time; what it leaves (other
+    TOML, and every error) tomllib reads, and words the errors."""
+    document = read_plain(source.text)
+    if document is None:
+        try:
+            document = tomllib.loads(source.text)
+        except tomllib.TOMLDecodeError as exc:
+            return None, [_syntax_diagnostic(source, exc)]
+        except RecursionError:
+            return None, [_too_deep(source, None)]
     too_deep, huge = _walk(document)
     if too_deep is not None:
         return None, [_too_deep(source, too_deep)]
