@@ -121,6 +121,16 @@ def test_integers_beyond_64_bits_are_invalid_toml_but_the_rest_is_checked() -> N
     assert result.blueprint is not None
 
 
+@pytest.mark.parametrize("digits", ["1" * 5000, "1_" * 4400 + "1"])
+def test_an_integer_too_long_for_python_to_convert_is_a_positioned_syntax_error(digits: str) -> None:
+    """Python refuses to convert more than 4,300 digits (a guard against slow conversions):
+    that is a finding at the number, not an internal error."""
+    data = f'[agent]\nname = "a"\nx = {digits}\n'.encode()
+    (d,) = validate_bytes("x.leviath", data).diagnostics
+    assert (d.code, d.severity, d.line, d.column, d.end_column) == ("toml-syntax", "error", 3, 5, 5 + len(digits))
+    assert d.message.startswith("invalid TOML: integer 111111111111…(") and "does not fit in 64 bits" in d.message
+
+
 def test_only_regular_files_are_read_and_never_past_the_limit(tmp_path) -> None:
     import os
 

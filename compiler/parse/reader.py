@@ -64,7 +64,7 @@ def read_plain(text: str) -> dict[str, Any] | None:
     tomllib (the text is not plain TOML as above, or is not valid TOML at all)."""
     try:
         return _Reader(text).document()
-    except (_NotPlain, IndexError):
+    except (_NotPlain, IndexError, ValueError):  # ValueError: an integer too long for `int`
         return None
 
 

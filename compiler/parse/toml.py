@@ -82,6 +82,8 @@ def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnost
             return None, [_syntax_diagnostic(source, exc)]
         except RecursionError:
             return None, [_too_deep(source, None)]
+        except ValueError:  # Python converts at most 4,300 digits to an int (a guard against slow conversions)
+            return None, [_too_long_integer(source)]
     too_deep, huge = _walk(document)
     if too_deep is not None:
         return None, [_too_deep(source, too_deep)]
@@ -191,6 +193,27 @@ def _huge_integer(source: SourceFile, index: PositionIndex, path: tuple, value: 
         f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
         file=source.path,
         path=path,
+        span=span,
+        fix="use a smaller number",
+    )
+
+
+#: More digits than Python converts to an int, written with or without underscores.
+_LONG_INTEGER = re.compile(r"[0-9](?:_?[0-9]){4000,}")
+
+
+def _too_long_integer(source: SourceFile) -> Diagnostic:
+    """An integer with more digits than Python converts: out of 64 bits, as `_huge_integer`
+    says of shorter ones, at the first such number."""
+    found = _LONG_INTEGER.search(source.text)
+    if found is None:  # not a number after all: no position to give
+        span, shown = source.lines.end_span(), "with thousands of digits"
+    else:
+        digits = found.group().replace("_", "")
+        span, shown = source.lines.span(*found.span()), f"{digits[:12]}…({len(digits)} digits)"
+    return TOML_SYNTAX.diagnostic(
+        f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
+        file=source.path,
         span=span,
         fix="use a smaller number",
     )
