@@ -232,17 +232,17 @@ def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
 def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     """The configuration in `path`: a `blueprint.toml` / `.blueprint.toml` (keys at the top
     level), or the `[tool.blueprint]` table of a `pyproject.toml` (None when it has none)."""
-    import tomllib
+    from .parse.reader import loads
 
     where = display or str(path)
     try:
         data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
-        document = tomllib.loads(data.decode("utf-8"))
+        document = loads(data.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, or not TOML (tomllib.TOMLDecodeError)
         raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
     if path.name == PYPROJECT:
         tool = document.get("tool")

@@ -24,11 +24,11 @@ The formats are Leviath's own (read from its source, `crates/leviath-cli/src/con
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
+from compiler.parse.reader import loads
 from compiler.records import record
 
 #: Providers whose catalog Leviath treats as closed: a model it does not list is an error of
@@ -95,9 +95,10 @@ def _text(path: str) -> str:
 
 def load_config(path: str) -> LeviathConfig:
     """Leviath's `config.toml` at `path`; `InstallationError` if it cannot be read."""
+    text = _text(path)
     try:
-        document = tomllib.loads(_text(path))
-    except tomllib.TOMLDecodeError as exc:
+        document = loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise InstallationError(f"{path}: not valid TOML: {exc}") from exc
     security = _table(document.get("security"))
     agents = {

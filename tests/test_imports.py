@@ -17,7 +17,8 @@ import pytest
 from tests.helpers import ROOT
 
 #: Never needed to validate: click (the commonest `validate` lines are read without it,
-#: `compiler.cli.quick`), the graph drawing library, templates, the round-trip TOML
+#: `compiler.cli.quick`), tomllib (plain TOML, this checkout's `pyproject.toml` included, is
+#: read by `compiler.parse.reader`; tomllib reads the rest), the graph drawing library, templates, the round-trip TOML
 #: library, package metadata (slow to import; the version is a constant), the language
 #: server with its protocol stack, the file watcher, the test-only property library, and the
 #: parts of the project other commands use (the stage-runner, the run analysis engine,
@@ -26,6 +27,7 @@ from tests.helpers import ROOT
 #: without it.
 NEVER = (
     "click",
+    "tomllib",
     "networkx",
     "jinja2",
     "tomlkit",
@@ -134,10 +136,11 @@ def test_a_directory_of_blueprints_imports_no_heavy_module() -> None:
 
 def test_a_fixable_finding_brings_in_the_fixing_engine_only(tmp_path: Path) -> None:
     """The report shows how to fix a fixable finding, so the engine (and tomlkit, which it
-    edits with) loads then; this also shows the probe names the importer."""
+    edits with, and tomllib, which it reads the file with) loads then; this also shows the probe
+    names the importer."""
     fixable = tmp_path / "agent.leviath"
     fixable.write_text('[agent]\nname = "t"\n\n[stages.work]\n\n[stages.work.transitions]\n', encoding="utf-8")
     code, loaded = imported_by("validate", str(fixable))
     assert code == 0  # a missing mode is a warning
-    assert list(loaded) == ["compiler.fix", "tomlkit"], shown(loaded)
+    assert list(loaded) == ["compiler.fix", "tomlkit", "tomllib"], shown(loaded)
     assert loaded["compiler.fix"].startswith("compiler.cli.") and loaded["tomlkit"].startswith("compiler.fix.")

@@ -21,12 +21,12 @@ its first (`key_spans`): `[stages.plan]` and `[stages.plan.transitions.review]` 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
 from ..diagnostics import KeyPath, Span
+from .reader import loads
 from .source import LineIndex
 
 _WS = re.compile(r"[ \t]*")
@@ -467,7 +467,7 @@ class _Scanner:
 
 
 def _decode_quoted_key(raw: str) -> str:
-    """Decode a basic-string key by letting tomllib read it; escapes stay its business."""
+    """Decode a basic-string key by letting the TOML reader read it; escapes stay its business."""
     if "\\" not in raw:
         return raw[1:-1]
-    return next(iter(tomllib.loads(f"{raw} = 0")))
+    return next(iter(loads(f"{raw} = 0")))

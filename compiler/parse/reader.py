@@ -68,6 +68,18 @@ def read_plain(text: str) -> dict[str, Any] | None:
         return None
 
 
+def loads(text: str) -> dict[str, Any]:
+    """The document in `text`: `read_plain`'s, else tomllib's, which raises
+    `tomllib.TOMLDecodeError` (a `ValueError`) for text that is not TOML. tomllib is
+    imported only then."""
+    document = read_plain(text)
+    if document is None:
+        import tomllib
+
+        document = tomllib.loads(text)
+    return document
+
+
 def _unescape(raw: str) -> str:
     return _UNESCAPE.sub(_escaped, raw) if "\\" in raw else raw
 

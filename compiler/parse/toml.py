@@ -8,8 +8,7 @@ carries the error position only in its message, so we read it from there.
 from __future__ import annotations
 
 import re
-import tomllib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Related, Span, format_key_path
 from ..rulebook.registry import SYNTAX
@@ -17,6 +16,9 @@ from ..rulebook.snippets import stage as declared
 from .comments import TOKENS
 from .positions import PositionIndex
 from .reader import read_plain
+
+if TYPE_CHECKING:
+    import tomllib
 from .source import SourceFile
 
 #: Deeper than any blueprint needs; keeps every later recursive walk well inside the stack.
@@ -76,6 +78,8 @@ def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnost
     TOML, and every error) tomllib reads, and words the errors."""
     document = read_plain(source.text)
     if document is None:
+        import tomllib
+
         try:
             document = tomllib.loads(source.text)
         except tomllib.TOMLDecodeError as exc:
