@@ -19,7 +19,6 @@ reader in `_READERS`.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
@@ -269,6 +268,8 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
 
 
 def _did_you_mean(name: str, known: list[str]) -> str:
+    import difflib  # only for a misspelt key
+
     close = difflib.get_close_matches(name, known, n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

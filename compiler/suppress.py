@@ -13,7 +13,6 @@ suppresses nothing is reported as `unused-suppression`, so stale ones do not pil
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -143,6 +142,8 @@ def _directives(ctx: RuleContext) -> tuple[list[_Directive], list[Diagnostic]]:
         span = Span(comment.line, comment.column, comment.line, comment.column + 1 + len(comment.text.rstrip()))
         kind = match.group("kind")
         if kind not in _KINDS:
+            import difflib  # only for a misspelt comment
+
             suggestion = difflib.get_close_matches(kind, _KINDS, n=1)
             malformed.append(
                 _diagnostic(
@@ -186,6 +187,8 @@ def _unused(ctx: RuleContext, directive: _Directive, families: tuple[str, ...]) 
             continue
         info = REGISTRY.get(code)
         if code != "all" and info is None:
+            import difflib  # only for an unknown code
+
             close = difflib.get_close_matches(code, list(REGISTRY.rules), n=1)
             out.append(
                 _diagnostic(

@@ -8,7 +8,6 @@ never a bool or a float, a float is never an integer, a list keeps only its stri
 
 from __future__ import annotations
 
-import datetime
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard, TypeVar
@@ -109,6 +108,5 @@ def to_json(value: Any) -> Any:
         return [to_json(v) for v in value]
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
-        return value.isoformat()
-    return value
+    isoformat = getattr(value, "isoformat", None)  # of TOML's values, dates and times only
+    return value if isoformat is None else isoformat()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +113,8 @@ def quoted(names: Iterable[str], limit: int = 6) -> str:
 
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to a misspelt `name`, if one is close enough."""
+    import difflib  # only for a name that is not known
+
     matches = difflib.get_close_matches(name, [c for c in candidates if c != name], n=1, cutoff=0.6)
     return matches[0] if matches else None
 

@@ -6,8 +6,6 @@ Messages speak TOML, not JSON: a user wrote a table, a float or a local date, ne
 
 from __future__ import annotations
 
-import datetime as dt
-import difflib
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -48,6 +46,8 @@ def toml_type(value: Any) -> str:
         return "a table"
     if isinstance(value, list):
         return "an array"
+    import datetime as dt  # only a date or a time gets this far
+
     if isinstance(value, dt.datetime):
         return "an offset date-time" if value.tzinfo is not None else "a local date-time"
     if isinstance(value, dt.date):
@@ -73,9 +73,8 @@ def preview(value: Any) -> str | None:
         text = value if len(value) <= _PREVIEW_LIMIT else value[: _PREVIEW_LIMIT - 1] + "…"
         text = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
         return f"'{text}'"
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    return None
+    isoformat = getattr(value, "isoformat", None)  # of TOML's other values, dates and times only
+    return None if isoformat is None else isoformat()
 
 
 def expected_type(schema: dict) -> str:
@@ -132,6 +131,8 @@ def suggest(word: Any, candidates: Iterable[str]) -> str | None:
     by_normal = {_normal(c): c for c in candidates}
     if _normal(word) in by_normal:
         return by_normal[_normal(word)]
+    import difflib  # only for a word that is not known
+
     close = difflib.get_close_matches(_normal(word), list(by_normal), n=1, cutoff=0.6)
     return by_normal[close[0]] if close else None
 
