@@ -119,6 +119,16 @@ def test_an_edited_blueprint_is_read_as_tomllib_reads_it_or_left_to_it(text: str
     assert_agrees(text)
 
 
+#: Pieces of TOML, for texts made of nothing else.
+TOKENS = [*SIGNIFICANT, "a", "b", " = ", "[a]", "[[a]]", "a.b", '"x"', "'y'", "1", "1.5", "1e5", "\\u00e9", "\\n"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TOKENS), max_size=25).map("".join))
+def test_strings_of_toml_tokens_are_read_as_tomllib_reads_them_or_left_to_it(text: str) -> None:
+    assert_agrees(text)
+
+
 @FUZZ
 @given(toml_texts())
 def test_documents_written_by_tomlkit_are_read_as_tomllib_reads_them(text: str) -> None:
