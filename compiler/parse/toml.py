@@ -192,14 +192,7 @@ def _within_limits(document: Any) -> bool:
 def _huge_integer(source: SourceFile, index: PositionIndex, path: tuple, value: int) -> Diagnostic:
     """TOML integers are 64-bit; tomllib accepts more, the reference's reader does not."""
     span, _ = index.locate(path, prefer="value")
-    shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:12]}…({len(str(value))} digits)"
-    return TOML_SYNTAX.diagnostic(
-        f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
-        file=source.path,
-        path=path,
-        span=span,
-        fix="use a smaller number",
-    )
+    return _out_of_range(source, span, str(value), path)
 
 
 #: More digits than Python converts to an int, written with or without underscores.
@@ -211,13 +204,20 @@ def _too_long_integer(source: SourceFile) -> Diagnostic:
     says of shorter ones, at the first such number."""
     found = _LONG_INTEGER.search(source.text)
     if found is None:  # not a number after all: no position to give
-        span, shown = source.lines.end_span(), "with thousands of digits"
+        return _out_of_range(source, source.lines.end_span(), "")
+    return _out_of_range(source, source.lines.span(*found.span()), found.group().replace("_", ""))
+
+
+def _out_of_range(source: SourceFile, span: Span | None, digits: str, path: tuple = ()) -> Diagnostic:
+    """The finding for an integer outside 64 bits, written `digits` ("" when unknown)."""
+    if not digits:
+        shown = "with thousands of digits"
     else:
-        digits = found.group().replace("_", "")
-        span, shown = source.lines.span(*found.span()), f"{digits[:12]}…({len(digits)} digits)"
+        shown = digits if len(digits) <= 30 else f"{digits[:12]}…({len(digits)} digits)"
     return TOML_SYNTAX.diagnostic(
         f"invalid TOML: integer {shown} does not fit in 64 bits (TOML integers range from -2^63 to 2^63-1)",
         file=source.path,
+        path=path,
         span=span,
         fix="use a smaller number",
     )
