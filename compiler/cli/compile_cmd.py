@@ -17,7 +17,7 @@ import sys
 import click
 
 from .common import read_with_settings, use_color
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError, OutputError
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, OutputError, echo
 from .options import color_option
 
 
@@ -52,7 +52,7 @@ def command(path: str, output: str | None, quiet: bool, digest: bool, color: str
     if ir is None or (result.diagnostics and not quiet):
         paint = use_color(color, sys.stderr)
         report = render_report([(result.diagnostics, result.source)], color=paint)
-        click.echo(report, nl=False, err=True, color=paint)
+        echo(report, nl=False, err=True, color=paint)
     if ir is None:
         sys.exit(EXIT_FINDINGS)
 

@@ -15,7 +15,7 @@ import click
 
 from ..config import Overrides
 from .common import read_with_settings, stdin_buffer
-from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
 from .options import default_max_iterations_option, format_option
 
 
@@ -56,7 +56,7 @@ def command(
     data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
     result = validate_bytes(str(path), data, settings)
     if not result.ok or result.blueprint is None:
-        click.echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
+        echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
         echo_problem(f"refusing to run '{path}': it has errors")
         ctx.exit(EXIT_FINDINGS)
 

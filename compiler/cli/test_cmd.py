@@ -18,7 +18,7 @@ import click
 from ..config import ConfigError, ConfigFinder, Settings, settings_for
 from ..discover import discover, is_blueprint_name
 from .common import use_color
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo_problem, emit
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
 from .files import FileLoop
 from .options import color_option
 
@@ -97,7 +97,7 @@ def command(
         if reports is not None:
             from ..scenarios.coverage import render_coverage
 
-            click.echo(render_coverage(reports), nl=False, err=True)
+            echo(render_coverage(reports), nl=False, err=True)
     else:
         from ..scenarios.coverage import render_coverage
         from ..scenarios.report import render_text
