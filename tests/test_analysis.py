@@ -12,7 +12,7 @@ from compiler.analysis import analyze
 from compiler.analysis.runs import explore_runs
 from compiler.analysis.traces import verify
 from compiler.ir.model import Blueprint, Edge, Stage
-from compiler.runtime import step
+from compiler.runtime import replay_step
 from compiler.runtime.machine import start
 from tests.helpers import CORPUS, requires_shared, run
 
@@ -33,7 +33,7 @@ def findings(source: str) -> list[tuple[str, str | None]]:
 def replay(ir: Blueprint, events) -> object:
     state, _ = start(ir, 0)
     for event in events:
-        state, _ = step(ir, state, event)
+        state, _ = replay_step(ir, state, event)
     return state
 
 

@@ -24,7 +24,7 @@ from compiler.analysis.repeats import EventRuns, delta, longest_run, replay_run
 from compiler.analysis.traces import verify
 from compiler.cli.app import cli
 from compiler.ir.model import Blueprint
-from compiler.runtime import InferenceFinished, ToolCall, start, step
+from compiler.runtime import InferenceFinished, ToolCall, replay_step, start
 from compiler.runtime.events import event_from_dict, event_to_dict
 from compiler.runtime.ndjson import read_events
 from tests.helpers import run
@@ -75,7 +75,7 @@ def test_the_runner_counts_a_repeated_call_in_one_step():
     ir = blueprint(STUCK.format(threshold="stuck_after_same_file_edits", value=HUGE))
     state, _ = start(ir, 0)
     call = ToolCall("edit_file", "a.py", count=HUGE)
-    state, _ = step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
+    state, _ = replay_step(ir, state, InferenceFinished(tool_calls=(call, ToolCall("read_file")), now=0))
     assert state.stage == "b"  # the churn threshold tripped at once
     assert state.flags.modified_file_count == HUGE
 
@@ -290,11 +290,11 @@ def test_a_long_run_is_replayed_as_the_runner_steps_it():
     event = InferenceFinished(tool_calls=(ToolCall("read_file"),), now=0)
     stepped, actions = state, ()
     for _ in range(300):
-        stepped, actions = step(ir, stepped, event)
+        stepped, actions = replay_step(ir, stepped, event)
     fed = replay_run(ir, state, event, 300)
     assert fed is not None and fed[0] == stepped and fed[1] == actions
-    first, _ = step(ir, state, event)
-    second, _ = step(ir, first, event)
+    first, _ = replay_step(ir, state, event)
+    second, _ = replay_step(ir, first, event)
     assert longest_run(ir, first, (event,), delta(first, second)) == 300 - 2
 
 

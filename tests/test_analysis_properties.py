@@ -37,8 +37,8 @@ from compiler.runtime import (
     ToolCall,
     WorkersFinished,
     WorkspaceLost,
+    replay_step,
     start,
-    step,
     texts,
 )
 from tests import ir_strategies
@@ -185,7 +185,7 @@ class Walk:
 
     def feed(self, event) -> None:
         before = self.state
-        after, actions = step(self.ir, before, event)
+        after, actions = replay_step(self.ir, before, event)
         answered = before.phase == "route" and isinstance(event, (RoutingAnswer, InferenceFinished)) and after != before
         count = after.iteration - before.iteration + (1 if answered else 0)
         if count:
@@ -231,7 +231,7 @@ def test_every_trace_replays_to_what_its_finding_claims(ir):
         assert trace.verified and verify(ir, trace)
         state, _ = start(ir, 0)
         for event in trace.events:
-            state, _ = step(ir, state, event)
+            state, _ = replay_step(ir, state, event)
         if finding.code == "run-can-strand":
             assert state.status == "error" and state.reason == texts.dead_end(finding.stage)
         elif finding.code == "output-can-be-skipped":

@@ -14,6 +14,7 @@ import pytest
 
 import compiler
 from compiler.runtime import (
+    BlueprintMismatch,
     Complete,
     InferenceFinished,
     RunInference,
@@ -24,6 +25,7 @@ from compiler.runtime import (
     action_to_dict,
     event_to_dict,
     next_actions,
+    rebind,
     start,
     step,
 )
@@ -174,13 +176,24 @@ def test_a_state_from_another_blueprint_is_a_runner_error(tmp_path):
     assert state.stage == "review" and state.visits == {"plan": 1, "review": 1}
     saved = state.to_json()
     other = load_text(tmp_path, ONLY_REVIEW, "other.leviath")  # has the current stage, not 'plan'
+    # The state pins its blueprint's digest: another blueprint is refused by name, whatever it holds.
+    for call in (
+        lambda: step(other, RunState.from_json(saved), InferenceFinished(text="done", request=2)),
+        lambda: next_actions(other, RunState.from_json(saved)),
+    ):
+        with pytest.raises(BlueprintMismatch, match="belongs to blueprint"):
+            call()
+    assert issubclass(BlueprintMismatch, RunnerError)
+    # Moving it on purpose checks that the new blueprint has every stage the run has been in.
     with pytest.raises(RunnerError, match="visited stage 'plan', which this blueprint does not have"):
-        step(other, RunState.from_json(saved), InferenceFinished(text="done"))
-    with pytest.raises(RunnerError, match="'plan'"):
-        next_actions(other, RunState.from_json(saved))
+        rebind(other, RunState.from_json(saved))
     unrelated = load_text(tmp_path, '[agent]\nname = "u"\n[stages.write]\n', "unrelated.leviath")
     with pytest.raises(RunnerError, match="stage 'review', which this blueprint does not have"):
-        step(unrelated, RunState.from_json(saved), InferenceFinished(text="done"))
+        rebind(unrelated, RunState.from_json(saved))
+    # A state written before digests were pinned is still checked stage by stage.
+    unpinned = {**json.loads(saved), "blueprint": ""}
+    with pytest.raises(RunnerError, match="stage 'review', which this blueprint does not have"):
+        step(unrelated, RunState.from_dict(unpinned), InferenceFinished(text="done", request=2))
     # the state still steps the blueprint it came from
     _, actions = step(two, RunState.from_json(saved), InferenceFinished(text="reviewed", request=2))
     assert isinstance(actions[-1], Complete)

@@ -168,11 +168,11 @@ def test_no_stages_and_wrong_values_do_not_crash():
 
 def _settle(ir: Blueprint, stage: str):
     """The first edge the runner takes when `stage` ends normally (after one tool call)."""
-    from compiler.runtime import Complete, InferenceFinished, RunState, TakeEdge, ToolCall, step
+    from compiler.runtime import Complete, InferenceFinished, RunState, TakeEdge, ToolCall, replay_step
 
     state = RunState(stage=stage, phase="infer", requests=1, visits={stage: 1})  # waiting on its first reply
-    state, _ = step(ir, state, InferenceFinished(tool_calls=(ToolCall(name="read_file", path="x"),), now=1.0))
-    state, actions = step(ir, state, InferenceFinished(text="done", now=2.0))
+    state, _ = replay_step(ir, state, InferenceFinished(tool_calls=(ToolCall(name="read_file", path="x"),), now=1.0))
+    state, actions = replay_step(ir, state, InferenceFinished(text="done", now=2.0))
     for action in actions:
         if isinstance(action, TakeEdge):
             return (action.condition, action.target)

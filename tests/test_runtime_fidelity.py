@@ -6,6 +6,10 @@ Each test pins one behaviour, matched to Leviath or kept as a documented differe
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from compiler.runtime import AskInteraction, InteractionAnswered, WorkersFinished
 from tests.runtime.harness import Driver, Fail, TakeEdge
 
@@ -152,19 +156,19 @@ def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
 
     import pytest
 
-    from compiler.runtime import STATE_VERSION, InferenceFinished, RunState, ToolCall, start, step
+    from compiler.runtime import STATE_VERSION, InferenceFinished, RunState, ToolCall, replay_step, start
     from tests.runtime.harness import blueprint
 
     ir = blueprint('[stages.a]\navailable_tools = ["read_file"]\n[stages.b]\n')
     state, _ = start(ir, 0.0, default_max_iterations=3)
     call = InferenceFinished(tool_calls=(ToolCall("read_file"),), now=1.0)
-    state, _ = step(ir, state, call)
+    state, _ = replay_step(ir, state, call)
     text = state.to_json()
-    assert json.loads(text)["state_version"] == STATE_VERSION == 2
+    assert json.loads(text)["state_version"] == STATE_VERSION == 3
     resumed = RunState.from_json(text)
     assert resumed.default_max_iterations == 3
     for _ in range(2):
-        resumed, _ = step(ir, resumed, call)
+        resumed, _ = replay_step(ir, resumed, call)
     assert resumed.stage == "b" and resumed.flags.max_iterations_hit == 1
     # A state written before the setting existed (version 1) ran with no default cap: it keeps none.
     old = json.loads(state.to_json())
@@ -173,8 +177,8 @@ def test_the_default_cap_is_part_of_the_state_and_a_resumed_run_keeps_it():
     legacy = RunState.from_json(json.dumps(old))
     assert legacy.default_max_iterations == 0
     for _ in range(10):
-        legacy, _ = step(ir, legacy, call)
-    assert legacy.stage == "a" and legacy.flags.max_iterations_hit == 0
+        legacy, _ = replay_step(ir, legacy, call)
+    assert legacy.stage == "a" and legacy.flags.max_iterations_hit == 0 and legacy.visit.iterations == 11
     for bad in (-1, True, 2.5, "50"):
         with pytest.raises(ValueError, match="default_max_iterations"):
             start(ir, 0.0, default_max_iterations=bad)
@@ -233,3 +237,112 @@ def test_a_batch_of_inline_tools_counts_its_modifications():
     assert d.visit.modifications == 1
     d.T()
     assert d.stage == "done" and d.flags.gates_forced == 0
+
+
+# --- behaviours Leviath has that a host meets rarely (docs/leviath-mapping.md, "Run-time behaviour") ---
+
+
+CONFIRM = """
+[stages.a]
+mode = "interactive_points"
+[[stages.a.interaction_points]]
+name = "go"
+prompt = "Go ahead?"
+style = "confirm"
+unattended = "ask"
+[stages.a.transitions.b]
+[stages.b]
+transitions = {}
+"""
+
+
+@pytest.mark.parametrize("approved", [True, False])
+def test_a_confirm_answer_approves_even_where_a_blank_answer_stops_the_run(approved):
+    from compiler.runtime import InteractionAnswered, TakeEdge
+
+    d = Driver(CONFIRM)
+    d.T("the plan")
+    [edge, _] = d.feed(InteractionAnswered(approved=approved))
+    assert isinstance(edge, TakeEdge) and edge.target == "b"  # as Leviath routes a yes or a no: approve
+    blank = Driver(CONFIRM)
+    blank.T("the plan")
+    blank.feed(InteractionAnswered())
+    assert blank.status == "error" and "'go'" in (blank.state.reason or "")
+
+
+def test_a_confirm_answer_reads_from_a_recording():
+    from compiler.runtime import InteractionAnswered, event_from_dict, event_to_dict
+
+    event = event_from_dict({"event": "interaction", "approved": False, "request": 3})
+    assert event == InteractionAnswered(approved=False, request=3)
+    assert event_to_dict(event) == {"event": "interaction", "request": 3, "approved": False}
+    assert event_from_dict({"event": "interaction", "approved": "yes"}) == InteractionAnswered()
+
+
+CHILDREN_ERROR = """
+[stages.a]
+requires_children = true
+[stages.a.transitions.b]
+{escape}
+[stages.b]
+transitions = {{}}
+[stages.rescue]
+transitions = {{}}
+"""
+
+
+def test_an_errored_stage_waits_for_its_children_then_takes_its_error_edge():
+    from compiler.runtime import ChildFinished, ChildStarted
+
+    d = Driver(CHILDREN_ERROR.format(escape='[stages.a.transitions.rescue]\ncondition = "error"'))
+    d.feed(ChildStarted("c1"))
+    d.E("provider down")
+    assert d.state.phase == "children" and d.status == "waiting"  # the hold applies whatever the outcome
+    d.feed(ChildFinished("c1"))
+    assert d.edges()[-1] == ("a", "rescue", "error") and d.status == "active"
+
+
+def test_an_errored_stage_without_an_error_edge_ends_in_its_error_once_the_children_are_done():
+    """A deliberate difference: Leviath's hold overwrites the error status, and with no escape the
+    run is left active with nothing to do; here it ends with the stage's error."""
+    from compiler.runtime import ChildFinished, ChildStarted, Fail
+
+    d = Driver(CHILDREN_ERROR.format(escape=""))
+    d.feed(ChildStarted("c1"))
+    d.E("provider down")
+    d.feed(ChildFinished("c1"))
+    assert d.status == "error" and d.state.reason == "provider down" and isinstance(d.last[-1], Fail)
+
+
+def test_a_stuck_interrupt_whose_escape_is_spent_at_resolution_resumes_the_stage():
+    """No event can spend a target's budget between detection and resolution (a visit count
+    moves only when the run enters a stage); a state written so resumes, as Leviath does."""
+    from compiler.runtime import ChildFinished, RunState
+
+    d = Driver(
+        """
+        [stages.a]
+        requires_children = true
+        available_tools = ["read_file"]
+        [stages.a.transitions.b]
+        condition = "stuck"
+        stuck_after_iterations = 100
+        [stages.a.transitions.c]
+        [stages.b]
+        max_revisits = 0
+        [stages.c]
+        transitions = {}
+        """
+    )
+    held = json.loads(d.state.to_json())
+    held.update(
+        phase="children",
+        status="waiting",
+        children=["c1"],
+        outcome={"kind": "stuck", "detail": "100 inference turns"},
+        visits={"a": 1, "b": 1},
+    )
+    held["visit"]["stuck_fired"] = True
+    d.state = RunState.from_dict(held)
+    [inference] = d.feed(ChildFinished("c1"))
+    assert d.stage == "a" and d.state.phase == "infer" and inference.stage == "a" and d.visit.stuck_fired

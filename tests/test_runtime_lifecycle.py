@@ -10,6 +10,7 @@ from compiler.runtime import (
     AskInteraction,
     AwaitChildren,
     Cancel,
+    CancelRequest,
     ChildFinished,
     ChildStarted,
     Fail,
@@ -47,7 +48,10 @@ def test_s32_a_reply_landing_on_a_cancelled_run_changes_nothing():
     d = Driver(S09)
     d.T()
     d.feed(Cancel())
-    assert d.status == "cancelled" and isinstance(d.last[0], Fail)
+    # The outstanding routing request is withdrawn, then the run ends.
+    withdrawn, ended = d.last
+    assert isinstance(withdrawn, CancelRequest) and withdrawn.reason == "cancelled" and withdrawn.request == 2
+    assert d.status == "cancelled" and isinstance(ended, Fail)
     before = d.state
     d.R("b")
     assert d.state == before and d.last == ()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..runtime.actions import RunInference
 from ..runtime.events import InferenceFinished
-from ..runtime.machine import step
+from ..runtime.machine import replay_step as step
 from .facts import StageFacts
 from .moves import Move, plain_call
 from .repeats import advance, delta

@@ -19,7 +19,7 @@ from dataclasses import fields
 from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Any, overload
 
-from ..runtime.machine import step
+from ..runtime.machine import replay_step as step
 from ..runtime.run import evolve
 from ..runtime.state import Flags, Visit
 
@@ -38,7 +38,7 @@ def _counters(record: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(record) if type(f.default) is int)
 
 
-STATE_COUNTERS = ("iteration", "requests")
+STATE_COUNTERS = ("iteration", "requests", "seq")
 VISIT_COUNTERS = _counters(Visit)
 FLAG_COUNTERS = _counters(Flags)
 #: Runs shorter than this are stepped one event at a time.

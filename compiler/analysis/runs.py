@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from compiler.records import record
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS
-from ..runtime.machine import start, step
+from ..runtime.machine import replay_step as step
+from ..runtime.machine import start
 from ..runtime.policy import output_owed_anywhere
 from ..runtime.run import evolve
 from .budgets import ENDING_ONLY, Budgets, TargetBudgets

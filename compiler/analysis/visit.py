@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from ..runtime import texts
 from ..runtime.actions import Complete, Fail, TakeEdge
-from ..runtime.machine import step
+from ..runtime.machine import replay_step as step
 from ..runtime.policy import MERGE_CARRIES
 from ..runtime.tables import tables
 from .costs import costs

@@ -21,10 +21,13 @@ from .actions import (
     AskRoute,
     AwaitChildren,
     AwaitWorkers,
+    CancelRequest,
     Complete,
     Fail,
+    OfferedTool,
     RouteOption,
     RunInference,
+    StageSpec,
     TakeEdge,
     action_to_dict,
 )
@@ -32,6 +35,7 @@ from .events import (
     Cancel,
     ChildFinished,
     ChildStarted,
+    Dispatched,
     Event,
     InferenceFailed,
     InferenceFinished,
@@ -47,9 +51,10 @@ from .events import (
     event_from_dict,
     event_to_dict,
 )
-from .machine import next_actions, start, step
+from .machine import BlueprintMismatch, answering, next_actions, rebind, replay_step, start, step
 from .run import RunnerError
 from .state import STATE_VERSION, Flags, Injection, RegionSnapshot, RunState, StateError, Visit, flags_report
+from .tools import ToolVerdict, judge_tool
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
@@ -59,10 +64,13 @@ __all__ = [
     "AskRoute",
     "AwaitChildren",
     "AwaitWorkers",
+    "BlueprintMismatch",
     "Cancel",
+    "CancelRequest",
     "ChildFinished",
     "ChildStarted",
     "Complete",
+    "Dispatched",
     "Event",
     "Fail",
     "Flags",
@@ -70,6 +78,7 @@ __all__ = [
     "InferenceFinished",
     "Injection",
     "InteractionAnswered",
+    "OfferedTool",
     "Paused",
     "RegionChanged",
     "RegionSnapshot",
@@ -79,18 +88,24 @@ __all__ = [
     "RunInference",
     "RunState",
     "RunnerError",
+    "StageSpec",
     "StateError",
     "TakeEdge",
     "Tick",
     "ToolCall",
+    "ToolVerdict",
     "Visit",
     "WorkersFinished",
     "WorkspaceLost",
     "action_to_dict",
+    "answering",
     "event_from_dict",
     "event_to_dict",
     "flags_report",
+    "judge_tool",
     "next_actions",
+    "rebind",
+    "replay_step",
     "start",
     "step",
 ]

@@ -4,21 +4,75 @@
 Three of them are *requests* the run then waits on (`RunInference`, `AskRoute`,
 `AskInteraction`), two are *waits* on other runs (`AwaitChildren`, `AwaitWorkers`), and at
 most one is current at a time: `next_actions` returns it again, unchanged, for a host that
-restarted. `TakeEdge` is an instruction carried out once; `Complete` and `Fail` end the run.
+restarted. `TakeEdge` is an instruction carried out once; `CancelRequest` withdraws a request
+the run no longer waits on; `Complete` and `Fail` end the run.
 
-`inject` and `notes` hold text the host appends to the named regions first. A host must
-apply a request's injections once per request number, so asking `next_actions` again after
-a restart never duplicates them.
+Every action has an `id`, `"<run id>:<number>"`, numbered in the order the run emitted its
+actions: the same action has the same id when `next_actions` returns it again, so a host can
+key side effects on it and never repeat one. Requests carry everything performing them needs
+(`RunInference.spec`: the stage's prompt, tools with their permissions, where tool results
+go, its regions and models), so a host never reads the IR to act.
+
+`inject` and `notes` hold text the host appends to the named regions first, once per action
+id.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import MISSING, field, fields, is_dataclass
 from typing import Any, TypeVar
 
 from compiler.records import record
 
+from ..ir.model import ModelEntry, OutputSpec, Region
 from .state import Injection
+
+
+@record
+class OfferedTool:
+    """A tool a stage offers, as the blueprint sets it up.
+
+    `permission` is what the blueprint's permission layers resolve to (`allow`, `ask` or
+    `deny`: the stage's `tool_permissions`, then the agent's, held to the built-in default
+    a blueprint may not loosen on its own); a host applies the user's own settings on top
+    (`tools.judge_tool`). `results_region` is where the tool's results go (`conversation`
+    when the stage routes nothing; `scratch` for results kept one turn, `persist` False, when
+    the layout has that region), cut to `max_result_tokens` when set.
+    """
+
+    name: str
+    permission: str
+    required: bool = False
+    results_region: str = "conversation"
+    max_result_tokens: int | None = None
+    persist: bool = True
+
+
+@record
+class StageSpec:
+    """Everything fixed about performing one stage's inferences, worked out once per stage.
+
+    - `instructions`: the stage's `system_prompt`, written as pinned context
+      (`[Stage instructions: …]`) into `instructions_region`;
+    - `output`: what a `submit_output` must look like, when the stage owes an output;
+    - `regions`: the stage's context layout (every region it sees, with its kind and budget);
+    - `tools`: the tools offered, in order, with their permissions and result routing;
+    - `models`: the model candidates in fallback order (the current one is the action's
+      `provider`/`model`), with their shared `parameters` and `request_timeout_secs`;
+    - `batch_tool_hint`, `shell_hint`: the prompt hints, the stage's over the agent's.
+    """
+
+    stage: str
+    instructions: str | None
+    instructions_region: str
+    output: OutputSpec | None
+    regions: tuple[Region, ...]
+    tools: tuple[OfferedTool, ...]
+    models: tuple[ModelEntry, ...]
+    parameters: dict[str, Any]
+    request_timeout_secs: int | None = None
+    batch_tool_hint: bool | None = None
+    shell_hint: bool | None = None
 
 
 @record
@@ -27,6 +81,8 @@ class RunInference:
 
     Before it: summarize the regions in `summarize` (a compacting edge led here), then append
     `inject`. `turn` is this inference's number within the visit, `visit` the visit's.
+    `spec` says how the stage is performed. `dispatched` is set once the host reported
+    sending it (`Dispatched`): after a restart, wait for its answer instead of sending again.
     """
 
     stage: str
@@ -38,6 +94,9 @@ class RunInference:
     tools: tuple[str, ...]
     inject: tuple[Injection, ...] = ()
     summarize: tuple[str, ...] = ()
+    spec: StageSpec | None = field(default=None, repr=False)
+    dispatched: bool = False
+    id: str = ""
 
 
 @record
@@ -48,7 +107,8 @@ class RouteOption:
 
 @record
 class AskRoute:
-    """Ask the stage's model (no tools, temperature 0) which edge to take; answer with `RoutingAnswer`.
+    """Ask the stage's model (`provider`/`model`, no tools, temperature 0) which edge to take;
+    answer with `RoutingAnswer`.
 
     Append `prompt` to `conversation` as a user message, and the trimmed reply as an
     assistant turn `Transitioning to: <reply>`.
@@ -60,11 +120,21 @@ class AskRoute:
     prompt: str
     allow_done: bool
     inject: tuple[Injection, ...] = ()
+    provider: str = ""
+    model: str = ""
+    dispatched: bool = False
+    id: str = ""
 
 
 @record
 class AskInteraction:
-    """Present an interaction point to a person; answer with `InteractionAnswered`."""
+    """Present an interaction point to a person; answer with `InteractionAnswered`.
+
+    `body` is the document under review at this round: the text a person put in at the
+    round before (`revised`), shown once, or else the stage's latest reply. When the point
+    has a `document_region`, write `body` into it first, replacing what it held (marked as
+    the person's revision when `revised`), so later turns build on the reviewed text.
+    """
 
     stage: str
     request: int
@@ -73,10 +143,12 @@ class AskInteraction:
     style: str
     options: tuple[str, ...]
     round: int
-    #: The text under review when it is not the stage's last reply (a person edited it).
     body: str | None = None
     document_region: str | None = None
     inject: tuple[Injection, ...] = ()
+    revised: bool = False
+    dispatched: bool = False
+    id: str = ""
 
 
 @record
@@ -85,6 +157,7 @@ class AwaitChildren:
 
     stage: str
     children: tuple[str, ...]
+    id: str = ""
 
 
 @record
@@ -92,6 +165,21 @@ class AwaitWorkers:
     """The stage fanned out; report the workers' end with `WorkersFinished`."""
 
     stage: str
+    id: str = ""
+
+
+@record
+class CancelRequest:
+    """The run no longer waits on request `request` (the action `cancels`; `request` None: a
+    wait on children or fan-out workers): stop it if it is still running, and drop its answer
+    if one comes. `reason`: `stuck` (the stage was interrupted), `workspace_lost`, or
+    `cancelled` (the run was)."""
+
+    stage: str
+    request: int | None
+    cancels: str
+    reason: str
+    id: str = ""
 
 
 @record
@@ -101,7 +189,8 @@ class TakeEdge:
     `condition` is the edge's (`fall_through` for a stage without transitions, `merge` for
     a fan-out hand-off); `gate` is `passed` or `forced` when a gate was checked. The regions in
     `summarize` are summarized before the target's first inference (its `RunInference` names
-    them again).
+    them again). `forced` names why the edge was taken although nobody chose it:
+    `gate_attempts`, `revisits_spent`, `iteration_cap`, `routing_fallback`, `dead_end`.
     """
 
     source: str
@@ -113,16 +202,24 @@ class TakeEdge:
     summarize: tuple[str, ...] = ()
     gate: str | None = None
     notes: tuple[Injection, ...] = ()
+    forced: tuple[str, ...] = ()
+    id: str = ""
 
 
 @record
 class Complete:
-    """The run is complete: `via` is `terminal` (no edge left) or `done` (the model said DONE)."""
+    """The run is complete: `via` is `terminal` (no edge left) or `done` (the model said DONE).
+
+    `forced` names why this ending came without anyone choosing it (`routing_fallback`,
+    `iteration_cap`); `flags["forced_moves"]` lists every kind of forced move the run made.
+    """
 
     stage: str
     via: str
     flags: dict[str, Any]
     notes: tuple[Injection, ...] = ()
+    forced: tuple[str, ...] = ()
+    id: str = ""
 
 
 @record
@@ -134,9 +231,14 @@ class Fail:
     reason: str
     flags: dict[str, Any]
     notes: tuple[Injection, ...] = ()
+    id: str = ""
 
 
-Action = RunInference | AskRoute | AskInteraction | AwaitChildren | AwaitWorkers | TakeEdge | Complete | Fail
+Action = (
+    RunInference | AskRoute | AskInteraction | AwaitChildren | AwaitWorkers | CancelRequest | TakeEdge | Complete | Fail
+)
+#: The actions a run then waits on, answered by an event naming their `request`.
+REQUESTS = (RunInference, AskRoute, AskInteraction)
 
 ACTION_NAMES: dict[type, str] = {
     RunInference: "run_inference",
@@ -144,46 +246,61 @@ ACTION_NAMES: dict[type, str] = {
     AskInteraction: "ask_interaction",
     AwaitChildren: "await_children",
     AwaitWorkers: "await_workers",
+    CancelRequest: "cancel_request",
     TakeEdge: "take_edge",
     Complete: "complete",
     Fail: "fail",
 }
 
 
-#: Field names per action class, in declaration order (for `build`).
 _A = TypeVar("_A")
+#: Field names per action class, in declaration order, and the defaults of the trailing ones
+#: (for `build`).
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in ACTION_NAMES}
+_DEFAULTS: dict[type, tuple[Any, ...]] = {cls: tuple(f.default for f in fields(cls)) for cls in ACTION_NAMES}
 
 
 def build(cls: type[_A], *values: Any) -> _A:
-    """`cls(*values)` for an action class, given every field in declaration order.
+    """`cls(*values)` for an action class, given its fields in declaration order (the trailing
+    ones may be left to their defaults).
 
     A frozen dataclass's `__init__` sets each field through `object.__setattr__`; the runner
     emits an action on almost every event, and assembling it directly costs a third as much.
-    A wrong number of values still fails (`zip(strict=True)`).
+    Too many values still fail (`zip(strict=True)`).
     """
+    names = _FIELD_NAMES[cls]
+    if len(values) < len(names):
+        values = values + _DEFAULTS[cls][len(values) :]
+        if MISSING in values:
+            raise TypeError(f"{cls.__name__} needs a value for every field without a default")
     action: _A = object.__new__(cls)
-    object.__setattr__(action, "__dict__", dict(zip(_FIELD_NAMES[cls], values, strict=True)))
+    object.__setattr__(action, "__dict__", dict(zip(names, values, strict=True)))
     return action
 
 
-def action_to_dict(action: Action) -> dict[str, Any]:
+def action_to_dict(action: Action, *, spec: bool = True) -> dict[str, Any]:
     """An action as plain JSON values, named by `"action"` (`"run_inference"` …); `TypeError`
-    for anything that is not an action."""
+    for anything that is not an action. `spec=False` writes a `RunInference`'s spec as its
+    stage's name (a trace lists every spec once instead)."""
     name = ACTION_NAMES.get(type(action))
     if name is None:
         raise TypeError(f"not a runner action: {type(action).__name__}")
     out: dict[str, Any] = {"action": name}
     for f in fields(action):
-        out[f.name] = _plain(getattr(action, f.name))
+        value = getattr(action, f.name)
+        if f.name == "spec" and not spec and isinstance(value, StageSpec):
+            out[f.name] = value.stage
+        else:
+            out[f.name] = plain(value)
     return out
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (Injection, RouteOption)):
-        return {f.name: getattr(value, f.name) for f in fields(value)}
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+def plain(value: Any) -> Any:
+    """A record (action, spec, IR value), or a tuple or dict of them, as plain JSON values."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     return value

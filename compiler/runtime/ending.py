@@ -146,7 +146,7 @@ def resolve(run: "Run", outcome: Outcome | None) -> None:
         if edge is not None:
             take_edge(run, edge, gated=False)
         else:
-            _normal(run, gated=False)
+            _normal(run, gated=False, forced=("iteration_cap",))
         return
     if outcome is not None and outcome.kind == "stuck":
         edge = table.first_edge(visits, "stuck")
@@ -159,26 +159,31 @@ def resolve(run: "Run", outcome: Outcome | None) -> None:
     _normal(run, gated=True)
 
 
-def _normal(run: "Run", *, gated: bool) -> None:
-    """Fall-through, terminal, dead end, the single edge, or a routing call."""
+def _normal(run: "Run", *, gated: bool, forced: tuple[str, ...] = ()) -> None:
+    """Fall-through, terminal, dead end, the single edge, or a routing call. `forced`: why
+    nobody chose what follows (the stage was cut off by its iteration cap)."""
     ir, stage = run.ir, run.stage
     if stage.transitions is None:
         following = ir.next_stage(stage)
         if following is None:
-            _terminal(run)
+            _terminal(run, forced)
         else:
-            move(run, following.name, condition="fall_through", transform="direct")
+            move(run, following.name, condition="fall_through", transform="direct", forced=forced)
         return
     visits = run.state.visits
-    choosable = [edge for edge, target, limit in run.table.normal if limit is None or visits.get(target, 0) <= limit]
+    normal = run.table.normal
+    choosable = [edge for edge, target, limit in normal if limit is None or visits.get(target, 0) <= limit]
     if not choosable:
         if run.table.has_normal:
             _dead_end(run)
         else:
-            _terminal(run)
+            _terminal(run, forced)
         return
     if len(choosable) == 1 and not stage.allow_complete:
-        take_edge(run, choosable[0], gated=gated)
+        if len(normal) > 1:  # the others' targets spent their revisits: nobody chose this one
+            forced += ("revisits_spent",)
+            run.flag(revisits_forced=run.state.flags.revisits_forced + 1)
+        take_edge(run, choosable[0], gated=gated, forced=forced)
         return
     run.set(phase="route", offer=tuple(e.target for e in choosable), requests=run.state.requests + 1, outcome=None)
     run.emit(route_action(run))
@@ -192,15 +197,15 @@ def _dead_end(run: "Run") -> None:
         fail(run, message)
         return
     run.note("error_report", texts.error_note(table.stage.name, message), "error")
-    take_edge(run, edge, gated=False)
+    take_edge(run, edge, gated=False, forced=("dead_end",))
 
 
-def _terminal(run: "Run") -> None:
+def _terminal(run: "Run", forced: tuple[str, ...] = ()) -> None:
     owed = run.tables.owed
     if owed and run.state.final_output is None:
         fail(run, texts.missing_final_output(owed))
     else:
-        complete(run, "terminal")
+        complete(run, "terminal", forced)
 
 
 # --- interaction points: the stage is held until each is answered --------------------------------
@@ -244,24 +249,39 @@ def proceed(run: "Run") -> None:
 def route_action(run: "Run") -> AskRoute:
     table = run.table
     options, prompt = table.routing(run.state.offer)
+    provider, model = table.model(run.state.visit.model_index)
+    state = run.state
     return build(
-        AskRoute, table.stage.name, run.state.requests, options, prompt, table.stage.allow_complete, run.state.inject
+        AskRoute,
+        table.stage.name,
+        state.requests,
+        options,
+        prompt,
+        table.stage.allow_complete,
+        state.inject,
+        provider,
+        model,
     )
 
 
-def routed(run: "Run", target: str | None) -> None:
-    """The routing answer was read: DONE completes (no owed-output check), a target is taken."""
+def routed(run: "Run", target: str | None, *, fallback: bool = False) -> None:
+    """The routing answer was read: DONE completes (no owed-output check), a target is taken.
+    `fallback`: the reply named nothing offered, so the fallback decided."""
+    forced: tuple[str, ...] = ()
+    if fallback:
+        forced = ("routing_fallback",)
+        run.flag(routing_fallbacks=run.state.flags.routing_fallbacks + 1)
     if target is None:
-        complete(run, "done")
+        complete(run, "done", forced)
         return
     edge = next(e for e in run.stage.edges() if e.target == target)
-    take_edge(run, edge, gated=True)
+    take_edge(run, edge, gated=True, forced=forced)
 
 
 # --- taking an edge and ending the run ---------------------------------------------------------------
 
 
-def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
+def take_edge(run: "Run", edge: Edge, *, gated: bool, forced: tuple[str, ...] = ()) -> None:
     verdict = None
     if gated and edge.gate is not None:
         decision = decide(run.ir, run.stage, run.state, edge.gate)
@@ -274,6 +294,7 @@ def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
         verdict = "passed"
         if decision.verdict == FORCED:
             verdict = "forced"
+            forced = ("gate_attempts", *forced)
             run.flag(gates_forced=run.state.flags.gates_forced + 1)
     clear, summarize = transform_effect(run.ir, run.stage, run.state, edge)
     move(
@@ -284,6 +305,7 @@ def take_edge(run: "Run", edge: Edge, *, gated: bool) -> None:
         clear=clear,
         summarize=summarize,
         gate=verdict,
+        forced=forced,
     )
 
 
@@ -297,6 +319,7 @@ def move(
     summarize: tuple[str, ...] = (),
     gate: str | None = None,
     carry: tuple[str, ...] = (),
+    forced: tuple[str, ...] = (),
 ) -> None:
     """Notes, then the transform, then entry (keeping the `carry` counters); the new stage
     starts at READY."""
@@ -308,7 +331,19 @@ def move(
     run.enter(target, carry)
     run.set(status="active", reason=None, compact=summarize)
     run.emit(
-        build(TakeEdge, source, target, condition, transform, run.state.visits[target], clear, summarize, gate, notes)
+        build(
+            TakeEdge,
+            source,
+            target,
+            condition,
+            transform,
+            run.state.visits[target],
+            clear,
+            summarize,
+            gate,
+            notes,
+            forced,
+        )
     )
     run.ready()
 
@@ -319,9 +354,9 @@ def fail_stage(run: "Run", message: str) -> None:
     end_stage(run, Outcome("error", message))
 
 
-def complete(run: "Run", via: str) -> None:
+def complete(run: "Run", via: str, forced: tuple[str, ...] = ()) -> None:
     run.set(status="complete", phase="done", done_via=via, reason=None, offer=(), outcome=None)
-    run.emit(Complete(run.state.stage, via, flags_report(run.state), run.take_injections()))
+    run.emit(Complete(run.state.stage, via, flags_report(run.state), run.take_injections(), forced))
 
 
 def fail(run: "Run", reason: str, status: str = "error") -> None:

@@ -2,9 +2,11 @@
 
 Every event may carry `now` (seconds, any origin, as a number); it is the only way time
 enters the runner. An event without one happens at the last time the runner saw. Events
-that answer a request (`InferenceFinished`, `InferenceFailed`, `RoutingAnswer`) may carry
-the `request` number of the action they answer; one naming an older request is stale and
-ignored, one naming none answers whatever is outstanding.
+that answer a request (`InferenceFinished`, `InferenceFailed`, `RoutingAnswer`,
+`InteractionAnswered`) name the `request` number of the action they answer; one naming
+another request, or none, is ignored, so a late answer is never applied to the request
+that replaced it. A replay of a recording, which has no request numbers, addresses each
+answer to the outstanding request first (`machine.answering`).
 
 The native NDJSON form is one JSON object per line with an `"event"` key
 (`{"event": "routing", "reply": "review", "now": 12.0}`); `event_from_dict` reads it and
@@ -109,11 +111,26 @@ class WorkersFinished:
 
 @record
 class InteractionAnswered:
-    """A person's answer to an interaction point: an option index, or text; both None = no answer."""
+    """A person's answer to an interaction point: an option index, or text; both None = no answer.
+
+    `approved` is a confirm-style yes/no answer (`True` or `False`); it counts as an answer
+    even with no text, and both values approve the point, as in Leviath.
+    """
 
     answer: str | None = None
     choice: int | None = None
     edited: str | None = None
+    now: float | None = None
+    request: int | None = None
+    approved: bool | None = None
+
+
+@record
+class Dispatched:
+    """The host has sent request `request` (to the model, or to a person): a host that
+    restarts finds `dispatched` set on it and waits for the answer instead of sending it again."""
+
+    request: int | None = None
     now: float | None = None
 
 
@@ -147,6 +164,7 @@ Event = (
     | ChildFinished
     | WorkersFinished
     | InteractionAnswered
+    | Dispatched
     | Paused
     | Resumed
     | Cancel
@@ -164,6 +182,7 @@ EVENT_NAMES: dict[str, type[Event]] = {
     "child_finished": ChildFinished,
     "workers_finished": WorkersFinished,
     "interaction": InteractionAnswered,
+    "dispatched": Dispatched,
     "pause": Paused,
     "resume": Resumed,
     "cancel": Cancel,
@@ -279,12 +298,17 @@ def event_from_dict(data: Any) -> Event | None:
         completed, failed = whole(data.get("completed")), whole(data.get("failed"))
         return WorkersFinished(completed=max(completed or 0, 0), failed=max(failed or 0, 0), now=now)
     if issubclass(cls, InteractionAnswered):
+        approved = data.get("approved")
         return InteractionAnswered(
             answer=text(data.get("answer")),
             choice=whole(data.get("choice")),
             edited=text(data.get("edited")),
             now=now,
+            request=request,
+            approved=approved if type(approved) is bool else None,
         )
+    if issubclass(cls, Dispatched):
+        return Dispatched(request=request, now=now)
     return cls(now=now)
 
 
@@ -377,8 +401,14 @@ _CHECKS: dict[type[Event], Callable[[Any], bool]] = {
     ChildFinished: lambda e: type(e.child) is str and _opt_number(e.now),
     WorkersFinished: lambda e: _count(e.completed) and _count(e.failed) and _opt_number(e.now),
     InteractionAnswered: lambda e: (
-        _opt_str(e.answer) and _opt_whole(e.choice) and _opt_str(e.edited) and _opt_number(e.now)
+        _opt_str(e.answer)
+        and _opt_whole(e.choice)
+        and _opt_str(e.edited)
+        and _opt_number(e.now)
+        and _opt_whole(e.request)
+        and (e.approved is None or type(e.approved) is bool)
     ),
+    Dispatched: lambda e: _opt_whole(e.request) and _opt_number(e.now),
     **{cls: (lambda e: _opt_number(e.now)) for cls in (Tick, Paused, Resumed, Cancel, WorkspaceLost)},
 }
 assert _CHECKS.keys() == _NAME_OF.keys()

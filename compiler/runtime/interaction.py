@@ -8,7 +8,11 @@ the directive, anything else approves. Directive and edit rounds at one point ar
 required regions, the owed output) run once more before it resolves. An error that ends the
 stage before its points are answered ends the run (see `ending.after_children`). A blank
 answer approves, unless the point declared `unattended = "ask"`, which then stops the run as
-unanswered. An unattended run (a host option) approves `auto_approve` points without asking.
+unanswered; a confirm-style yes or no (`approved`) is an answer, and approves, as in
+Leviath. An unattended run (a host option) approves `auto_approve` points without asking.
+
+The document a round shows is a person's edit once, at the round after the edit, and
+otherwise the stage's latest reply: answering a round consumes the edit it showed.
 
 This module is what an answer does; `points` finds the point due and matches answers, and the
 stage's ending (`ending.present`, `approve`, `proceed`) asks it and moves on.
@@ -30,14 +34,14 @@ if TYPE_CHECKING:
 
 def answered(run: "Run", event: InteractionAnswered) -> None:
     point = current_point(run)
-    run.set(inject=(), status="active")
+    run.set(inject=(), status="active", body=None)  # the edit this round showed is used up
     if point is None:
         ending.proceed(run)
         return
     answer = event.answer or ""
     if event.choice is not None and 0 <= event.choice < len(point.options):
         answer = point.options[event.choice]
-    if not answer.strip() and point.unattended == "ask":
+    if not answer.strip() and event.approved is None and point.unattended == "ask":
         ending.fail(run, texts.unanswered(point.name))
     elif matches(point.abort_options, answer):
         ending.fail(run, f"cancelled at checkpoint '{point.name}' (answer '{answer}')", status="cancelled")

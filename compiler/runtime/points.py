@@ -52,16 +52,23 @@ def current_point(run: "Run") -> InteractionPoint | None:
 
 
 def interaction_action(run: "Run") -> AskInteraction:
+    """The point due, asked about the document under review: a person's edit from the round
+    before (shown this once), else the stage's latest reply, as Leviath presents it."""
     point = current_point(run) or InteractionPoint()
+    state = run.state
+    edited = state.body
     return AskInteraction(
-        stage=run.state.stage,
-        request=run.state.requests,
+        stage=state.stage,
+        request=state.requests,
         point=point.name,
         prompt=point.prompt,
         style=point.style,
         options=tuple(point.options),
-        round=run.state.visit.point_rounds,
-        body=run.state.body,
+        round=state.visit.point_rounds,
+        body=edited if edited is not None else state.reply,
         document_region=point.document_region,
-        inject=run.state.inject,
+        inject=state.inject,
+        revised=edited is not None,
+        dispatched=state.dispatched,
+        id=state.action_id,
     )

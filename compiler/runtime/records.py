@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 #: Versions `from_json` reads. Version 1 predates `default_max_iterations`: its runs had no
-#: default cap, and read back they keep none.
-READABLE_STATE_VERSIONS: tuple[int, ...] = (1, 2)
+#: default cap, and read back they keep none. Version 2 predates the durability fields (the
+#: run id, the pinned blueprint digest, action numbering, the dispatched mark, host data):
+#: read back, such a state is pinned to the blueprint it is next stepped with.
+READABLE_STATE_VERSIONS: tuple[int, ...] = (1, 2, 3)
 
 STATUSES: tuple[str, ...] = ("active", "waiting", "paused", "complete", "error", "cancelled")
 TERMINAL_STATUSES: frozenset[str] = frozenset({"complete", "error", "cancelled"})
@@ -107,3 +109,9 @@ class Flags:
     searches_run: int = 0
     searches_empty: int = 0
     no_output_tools: bool = False
+    #: Edges taken without the model's choice because every other normal edge's target had
+    #: spent its revisits (the review loop that reaches `publish` unapproved).
+    revisits_forced: int = 0
+    #: Routing replies that named no offered stage: the first offered edge was taken (or, with
+    #: `allow_complete`, the run completed).
+    routing_fallbacks: int = 0

@@ -33,8 +33,9 @@ _DIAGNOSTIC = re.compile(r"^\[[A-Za-z_ -]+\]")
 
 
 def outcome_of(call: ToolCall, offered: Collection[str]) -> str:
-    """The call's outcome; a result text starting with a `[marker]` overrides a plain `ok`."""
-    if call.name not in offered:
+    """The call's outcome; a result text starting with a `[marker]` overrides a plain `ok`.
+    `offered` holds canonical names: a call to `bash` is one to `shell`."""
+    if canonical_tool(call.name) not in offered:
         return "unavailable"
     if call.outcome == "ok" and call.result:
         marker = _MARKER.match(call.result.lstrip())
@@ -51,6 +52,8 @@ def empty_search(call: ToolCall, outcome: str) -> bool:
 
 
 def finished(run: "Run", event: InferenceFinished) -> None:
+    if run.table.stage.is_reviewed:  # the document its interaction points show next
+        run.set(reply=event.text)
     if event.tool_calls:
         _tool_turn(run, event.tool_calls)
         return

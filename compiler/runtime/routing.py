@@ -50,14 +50,19 @@ def candidate_lines(reply: str) -> list[str]:
 
 def match_reply(reply: str, offered: Sequence[str], allow_done: bool) -> str | None:
     """The chosen target, or `DONE` (None) when the run should complete."""
+    return read_reply(reply, offered, allow_done)[0]
+
+
+def read_reply(reply: str, offered: Sequence[str], allow_done: bool) -> tuple[str | None, bool]:
+    """`match_reply`, and whether the reply named nothing offered (the fallback decided)."""
     if not offered:
-        return DONE
+        return DONE, False
     targets = [(_lower(target), target) for target in offered]
     for line in candidate_lines(reply):
         for word in words(_lower(line)):  # ASCII lower-casing moves no word boundary
             if allow_done and word == "done":
-                return DONE
+                return DONE, False
             for lowered, target in targets:
                 if word == lowered:
-                    return target
-    return DONE if allow_done else offered[0]
+                    return target, False
+    return (DONE if allow_done else offered[0]), True

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from ..ir.model import Blueprint, Stage
 from . import ending, stuck, texts
-from .actions import Action, RunInference, build
+from .actions import REQUESTS, Action, CancelRequest, RunInference, build
 from .policy import holds, report_region
 from .state import Injection, Outcome, RunState, Visit
 from .tables import StageTable, tables
@@ -130,7 +130,25 @@ class Run:
         return taken
 
     def emit(self, action: Action) -> None:
+        """Emit a fresh action as the run's next one: it takes the next number and its id (a
+        new request is not dispatched yet)."""
+        seq = self.state.seq + 1
+        values = action.__dict__  # a record just built for this step: nobody else holds it
+        if type(action) in REQUESTS:
+            self.set(seq=seq, dispatched=False)
+            values["dispatched"] = False
+        else:
+            self.set(seq=seq)
+        values["id"] = f"{self.state.run_id}:{seq}"
         self.actions.append(action)
+
+    def cancel_outstanding(self, reason: str) -> None:
+        """Withdraw the outstanding request or wait (the run stops waiting on it): `CancelRequest`."""
+        state = self.state
+        if state.phase in ("infer", "route", "interact"):
+            self.emit(CancelRequest(state.stage, state.requests, state.action_id, reason))
+        elif state.phase in ("children", "workers"):
+            self.emit(CancelRequest(state.stage, None, state.action_id, reason))
 
     # --- stage entry ------------------------------------------------------------------------
 
@@ -151,7 +169,7 @@ class Run:
             raise RunnerError(f"stage '{target}' does not exist")
         kept = {name: getattr(self.state.visit, name) for name in carry}
         visits = {**self.state.visits, target: self.state.visits.get(target, 0) + 1}
-        self.set(stage=target, visits=visits, outcome=None, offer=(), body=None)
+        self.set(stage=target, visits=visits, outcome=None, offer=(), body=None, reply=None)
         self._table = table
         self.set(visit=Visit(entry_digests=self.entry_digests(table.stage)))
         if kept:
@@ -215,4 +233,7 @@ class Run:
             table.tools,
             state.inject,
             state.compact,
+            table.spec,
+            state.dispatched,
+            state.action_id,
         )

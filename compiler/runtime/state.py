@@ -32,6 +32,7 @@ from .records import (
     Visit,
 )
 from .statejson import encode as _encode
+from .statejson import host_copy as _host_copy
 from .statejson import state_dict as _state_dict
 from .statejson import state_json as _state_json
 from .statejson import state_reader
@@ -57,6 +58,11 @@ __all__ = [
 @record
 class RunState:
     stage: str
+    #: The host's name for this run (`start(..., run_id=…)`); action ids begin with it.
+    run_id: str = "run"
+    #: The digest of the blueprint the run belongs to (`compiler.digest`): `step` refuses
+    #: another. Empty in a state written before version 3, until its next step pins it.
+    blueprint: str = ""
     status: str = "active"
     phase: str = "ready"
     #: The latest `now` seen.
@@ -65,6 +71,11 @@ class RunState:
     iteration: int = 0
     #: Requests issued so far; the outstanding one carries this number.
     requests: int = 0
+    #: Actions emitted so far; the latest (the outstanding request or wait, or the ending) is
+    #: number `seq`, and its id is `"<run_id>:<seq>"`.
+    seq: int = 0
+    #: The host reported (`Dispatched`) that it sent the outstanding request.
+    dispatched: bool = False
     visits: dict[str, int] = field(default_factory=dict)
     visit: Visit = Visit()
     flags: Flags = Flags()
@@ -81,8 +92,10 @@ class RunState:
     inject: tuple[Injection, ...] = ()
     #: Regions to summarize before the next inference (a compacting edge was taken).
     compact: tuple[str, ...] = ()
-    #: The text an interaction point presents again after an edit.
+    #: A person's edited text, shown once as the document at the next round of the point.
     body: str | None = None
+    #: The latest reply of a reviewed stage's visit: the document its points show otherwise.
+    reply: str | None = None
     #: Answers that landed while paused, replayed on resume.
     parked: tuple[Event, ...] = ()
     #: The status to restore on resume.
@@ -96,6 +109,8 @@ class RunState:
     global_nudge: NudgeConfig | None = None
     #: The iteration cap of a stage whose `max_iterations` is unset or 0 (0: none).
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+    #: The host's own data (any JSON value), carried from step to step and never read here.
+    host: Any = None
 
     @property
     def terminal(self) -> bool:
@@ -103,6 +118,16 @@ class RunState:
 
     def region(self, name: str) -> RegionSnapshot:
         return self.regions.get(name, EMPTY_REGION)
+
+    @property
+    def action_id(self) -> str:
+        """The id of the latest action: the outstanding request or wait, or the run's ending."""
+        return f"{self.run_id}:{self.seq}"
+
+    def with_host(self, data: Any) -> "RunState":
+        """This state carrying `data` as the host's own (a JSON value, copied; `TypeError` or
+        `ValueError` when it is not one). The runner keeps it through every step."""
+        return _with_host(self, data)
 
     def to_dict(self) -> dict[str, Any]:
         """The state as plain JSON values, `state_version` first (what `to_json` writes)."""
@@ -129,8 +154,25 @@ class RunState:
         return _read_state(data)
 
 
+def _with_host(state: RunState, data: Any) -> RunState:
+    new: RunState = object.__new__(RunState)
+    object.__setattr__(new, "__dict__", {**state.__dict__, "host": _host_copy(data)})
+    return new
+
+
+#: Forced moves as `flags_report` lists them, with the counter that records each.
+FORCED_MOVES: tuple[tuple[str, str], ...] = (
+    ("gate_attempts", "gates_forced"),
+    ("revisits_spent", "revisits_forced"),
+    ("iteration_cap", "max_iterations_hit"),
+    ("routing_fallback", "routing_fallbacks"),
+    ("output_owed", "output_forced"),
+    ("fan_out_skipped", "splits_degraded"),
+)
+
+
 def flags_report(state: RunState) -> dict[str, Any]:
-    """The flags as a host records them, with the two computed at the end of a run."""
+    """The flags as a host records them, with the three computed when they are reported."""
     flags = state.flags
     produced = state.final_output is not None
     out: dict[str, Any] = _encode(flags)
@@ -138,6 +180,7 @@ def flags_report(state: RunState) -> dict[str, Any]:
     out["empty_output"] = (
         state.terminal and flags.modified_file_count == 0 and not produced and not flags.no_output_tools
     )
+    out["forced_moves"] = [name for name, counter in FORCED_MOVES if getattr(flags, counter)]
     return out
 
 

@@ -379,6 +379,49 @@ def _resume_status(value: Any, what: str) -> str | None:
     return None if value is None else _status(value, what)
 
 
+#: How deeply host data may nest (JSON readers and writers recurse on nesting).
+HOST_DEPTH = 64
+
+
+def host_copy(data: Any) -> Any:
+    """A copy of the host's data, which must be a JSON value: objects with string keys, arrays
+    (a tuple becomes one), strings, finite numbers, booleans and null, nested at most
+    `HOST_DEPTH` deep. `TypeError` for another kind of value, `ValueError` for a number that is
+    not finite or nesting too deep."""
+    return _host_value(data, 0)
+
+
+def _host_value(value: Any, depth: int) -> Any:
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise ValueError(f"host data holds a number that is not finite ({value})")
+        return value
+    if depth >= HOST_DEPTH:
+        raise ValueError(f"host data nests more than {HOST_DEPTH} levels deep")
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"host data keys are strings, not {type(key).__name__} ({key!r})")
+            out[key] = _host_value(item, depth + 1)
+        return out
+    if kind is list or kind is tuple:
+        return [_host_value(item, depth + 1) for item in value]
+    raise TypeError(f"host data is a JSON value, not {kind.__name__}")
+
+
+def _host(value: Any, what: str) -> Any:
+    if value is None:
+        return None
+    try:
+        return _host_value(value, 0)
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"{what}: {exc}") from exc
+
+
 _status = _member(STATUSES)
 _read_visit = _record(
     Visit,
@@ -400,7 +443,7 @@ _read_flags = _record(
     {
         **dict.fromkeys(
             "max_iterations_hit gates_forced output_forced splits_degraded modified_file_count "
-            "searches_run searches_empty".split(),
+            "searches_run searches_empty revisits_forced routing_fallbacks".split(),
             _count,
         ),
         "required_regions_abandoned": _strs,
@@ -419,11 +462,15 @@ def state_reader(state_class: type["RunState"]) -> Callable[[Any], "RunState"]:
         state_class,
         {
             "stage": _str,
+            "run_id": _str,
+            "blueprint": _str,
             "status": _status,
             "phase": _member(PHASES),
             "clock": _finite,
             "iteration": _count,
             "requests": _count,
+            "seq": _count,
+            "dispatched": _bool,
             "visits": _count_map,
             "visit": _read_visit,
             "flags": _read_flags,
@@ -435,6 +482,7 @@ def state_reader(state_class: type["RunState"]) -> Callable[[Any], "RunState"]:
             "inject": _injections,
             "compact": _strs,
             "body": _opt_str,
+            "reply": _opt_str,
             "parked": _parked,
             "resume_status": _resume_status,
             "reason": _opt_str,
@@ -442,6 +490,7 @@ def state_reader(state_class: type["RunState"]) -> Callable[[Any], "RunState"]:
             "unattended": _bool,
             "global_nudge": _nudge,
             "default_max_iterations": _count,
+            "host": _host,
         },
         ignored="state_version",
     )

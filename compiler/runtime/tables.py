@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from functools import partial
 
 from ..ir.model import Blueprint, Edge, Stage
-from .actions import RouteOption
+from .actions import OfferedTool, RouteOption, StageSpec
 from .policy import (
     advertises_modifying,
+    canonical_tool,
     modifying_tools,
     output_owed_anywhere,
     required_regions,
@@ -39,7 +40,9 @@ class StageTable:
     """One stage's fixed answers (see the module docstring)."""
 
     __slots__ = (
+        "_ir",
         "_routes",
+        "_spec",
         "advertises_modifying",
         "by_condition",
         "cap",
@@ -83,8 +86,10 @@ class StageTable:
             (edge, edge.target, limits[edge.target]) for edge in transitions if edge.is_normal and edge.target in limits
         )
         self.has_normal = any(edge.is_normal for edge in transitions)
-        self.offered = frozenset(stage.available_tools)
-        self.tools = tuple(stage.available_tools)
+        #: The tools offered, as the model is offered them: by canonical name (`bash` is
+        #: `shell`), each once, in declaration order.
+        self.tools = tuple(dict.fromkeys(canonical_tool(name) for name in stage.available_tools))
+        self.offered = frozenset(self.tools)
         self.modifying = modifying_tools(stage)
         self.advertises_modifying = advertises_modifying(stage, self.modifying)
         self.visible = visible_regions(ir, stage)
@@ -95,6 +100,19 @@ class StageTable:
         self.models = tuple(stage_model(stage, i) for i in range(len(stage.model.entries))) or (stage_model(stage, 0),)
         self.hints = {e.target: e.hint for e in stage.edges()}
         self._routes: dict[tuple[str, ...], tuple[tuple[RouteOption, ...], str]] = {}
+        #: The blueprint, weakly (the tables must not keep it alive), for `spec`.
+        self._ir = weakref.ref(ir)
+        self._spec: StageSpec | None = None
+
+    @property
+    def spec(self) -> StageSpec:
+        """`StageSpec` of the stage, built the first time an inference request asks for it."""
+        spec = self._spec
+        if spec is None:
+            ir = self._ir()
+            assert ir is not None  # a step holds the blueprint while it asks
+            spec = self._spec = stage_spec(ir, self.stage, self.tools)
+        return spec
 
     def cap_for(self, default: int) -> int:
         """`Stage.iteration_cap`: the cap READY enforces in a run whose default cap is `default`."""
@@ -130,13 +148,56 @@ class StageTable:
         return None
 
 
+def stage_spec(ir: Blueprint, stage: Stage, tools: tuple[str, ...]) -> StageSpec:
+    """What performing `stage`'s inferences needs (`actions.StageSpec`)."""
+    from .tools import resolve_permission  # `tools` reads the machine, which reads these tables
+
+    layout = ir.layout_for(stage)
+    names = layout.names
+    pinned = next((r.name for r in layout.regions if r.kind == "pinned"), None)
+    routing = stage.tool_routing
+    required = {canonical_tool(name) for name in stage.required_tools}
+    offered = []
+    for name in tools:
+        region: str | None = None
+        cap: int | None = None
+        persist = True
+        if routing is not None:
+            region, cap, persist = routing.default_region, routing.max_result_tokens, routing.persist
+            for override in routing.overrides:
+                if canonical_tool(override.tool) == name:
+                    region = override.region or region
+                    cap = override.max_result_tokens if override.max_result_tokens is not None else cap
+            for tool, limit in routing.max_result_tokens_per_tool:
+                if canonical_tool(tool) == name:
+                    cap = limit
+        if not persist and "scratch" in names:  # results kept for one turn go to the scratch region
+            region = "scratch"
+        policy, _ = resolve_permission(ir, stage, name)
+        offered.append(OfferedTool(name, policy, name in required, region or "conversation", cap, persist))
+    model = stage.model
+    return StageSpec(
+        stage=stage.name,
+        instructions=stage.system_prompt,
+        instructions_region="stage_instructions" if "stage_instructions" in names else pinned or "conversation",
+        output=stage.output if stage.output is not None else ir.output,
+        regions=layout.regions,
+        tools=tuple(offered),
+        models=model.entries,
+        parameters=dict(model.parameters),
+        request_timeout_secs=model.request_timeout_secs,
+        batch_tool_hint=stage.batch_tool_hint if stage.batch_tool_hint is not None else ir.batch_tool_hint,
+        shell_hint=stage.shell_hint if stage.shell_hint is not None else ir.shell_hint,
+    )
+
+
 class Tables:
     """The stage tables of one blueprint and its run-wide facts.
 
-    Holds no reference to the blueprint itself, so the cache below cannot keep it alive.
+    Holds no strong reference to the blueprint itself, so the cache below cannot keep it alive.
     """
 
-    __slots__ = ("limits", "owed", "stages")
+    __slots__ = ("_digest", "limits", "owed", "stages")
 
     def __init__(self, ir: Blueprint) -> None:
         #: Stage name → `max_revisits` (None: unlimited); a name absent here is no stage.
@@ -150,6 +211,16 @@ class Tables:
         #: Stages that owe a final output (`output_owed_anywhere`).
         self.owed = output_owed_anywhere(ir)
         self.stages: dict[str, StageTable] = {name: StageTable(ir, stage, self.limits) for name, stage in found.items()}
+        self._digest: str | None = None
+
+    def digest(self, ir: Blueprint) -> str:
+        """`compiler.digest(ir)` (what a run state pins), worked out once per blueprint."""
+        found = self._digest
+        if found is None:
+            from ..ir.digest import digest  # the IR's canonical form: standard library only
+
+            found = self._digest = digest(ir)
+        return found
 
 
 def tables(ir: Blueprint) -> Tables:

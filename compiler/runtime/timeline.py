@@ -1,7 +1,8 @@
 """Replay recorded events through the runner and describe what happened, for people or JSON.
 
 `replay` is the simplest possible host: it starts a run at the time of the first event and
-feeds every event in order, keeping each step. `render_text` turns that trace into a readable
+feeds every event in order, each answer addressed to the request outstanding when it comes
+(a recording names none), keeping each step. `render_text` turns that trace into a readable
 timeline (stage visits, inferences, nudges, gates held or forced, stuck interrupts, routing,
 edges with their transforms, the outcome and flags); `render_json` gives the same as data.
 """
@@ -23,9 +24,11 @@ from .actions import (
     AskRoute,
     AwaitChildren,
     AwaitWorkers,
+    CancelRequest,
     Complete,
     Fail,
     RunInference,
+    StageSpec,
     TakeEdge,
     action_to_dict,
 )
@@ -42,7 +45,7 @@ from .events import (
     event_name,
     event_to_dict,
 )
-from .machine import next_actions, start, step
+from .machine import next_actions, replay_step, start
 from .state import Injection, RunState, flags_report
 
 #: Injection kinds as the timeline names them.
@@ -102,7 +105,7 @@ def replay(
             trace.unused += 1
             continue
         before = state
-        state, actions = step(ir, state, event)
+        state, actions = replay_step(ir, state, event)  # a recording names no requests
         trace.entries.append(Entry(event, actions, before, state))
     return trace
 
@@ -190,10 +193,14 @@ def describe_action(action: Action) -> list[str]:
         return [f"→ wait for children: {', '.join(action.children)}"]
     if isinstance(action, AwaitWorkers):
         return [f"→ wait for the fan-out workers of '{action.stage}'"]
+    if isinstance(action, CancelRequest):
+        what = f"request {action.request}" if action.request is not None else "the wait"
+        return [f"✗ withdraw {what} ({action.reason.replace('_', ' ')})"]
     if isinstance(action, TakeEdge):
         return _edge_lines(action)
     if isinstance(action, Complete):
-        return [*map(_injection, action.notes), f"✓ complete in '{action.stage}' ({action.via})"]
+        forced = f", forced: {_forced(action.forced)}" if action.forced else ""
+        return [*map(_injection, action.notes), f"✓ complete in '{action.stage}' ({action.via}{forced})"]
     if isinstance(action, Fail):
         return [*map(_injection, action.notes), f"✗ {action.status} in '{action.stage}': {action.reason}"]
     return [repr(action)]
@@ -205,6 +212,8 @@ def _edge_lines(edge: TakeEdge) -> list[str]:
         parts.append(f"transform {edge.transform}")
     if edge.gate:
         parts.append(f"gate {edge.gate}")
+    if edge.forced:
+        parts.append(f"forced: {_forced(edge.forced)}")
     lines = [*map(_injection, edge.notes), f"edge {edge.source} → {edge.target} ({', '.join(parts)})"]
     if edge.clear:
         lines.append(f"  cleared: {', '.join(edge.clear)}")
@@ -212,6 +221,10 @@ def _edge_lines(edge: TakeEdge) -> list[str]:
         lines.append(f"  to summarize: {', '.join(edge.summarize)}")
     lines.append(f"enter '{edge.target}' (visit {edge.visit})")
     return lines
+
+
+def _forced(reasons: tuple[str, ...]) -> str:
+    return ", ".join(reason.replace("_", " ") for reason in reasons)
 
 
 def _summary(ir: Blueprint, trace: Trace) -> list[str]:
@@ -270,8 +283,14 @@ def render_json(ir: Blueprint, trace: Trace) -> str:
         "inferences": state.iteration,
         "visits": state.visits,
         "flags": flags_report(state),
-        "waiting": [action_to_dict(a) for a in next_actions(ir, state)] if not trace.finished else [],
+        "waiting": [action_to_dict(a, spec=False) for a in next_actions(ir, state)] if not trace.finished else [],
     }
+    specs: dict[str, Any] = {}
+    for entry in trace.entries:
+        for action in entry.actions:
+            spec = getattr(action, "spec", None)
+            if isinstance(spec, StageSpec) and spec.stage not in specs:
+                specs[spec.stage] = action_to_dict(action)["spec"]
     document = {
         "blueprint": trace.blueprint,
         "skipped_lines": trace.skipped,
@@ -283,10 +302,11 @@ def render_json(ir: Blueprint, trace: Trace) -> str:
                 "clock": e.after.clock,
                 "stage": e.after.stage,
                 "status": e.after.status,
-                "actions": [action_to_dict(a) for a in e.actions],
+                "actions": [action_to_dict(a, spec=False) for a in e.actions],
             }
             for e in trace.entries
         ],
+        "stages": specs,
         "result": result,
     }
     return json_visible(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"

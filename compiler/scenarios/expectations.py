@@ -19,7 +19,7 @@ from .model import Expectation, Where
 from .player import HOLDS, Played
 
 STATUSES = ("complete", "error", "cancelled", "paused", "unfinished")
-FLAG_NAMES = (*(f.name for f in fields(Flags)), "produced_output", "empty_output")
+FLAG_NAMES = (*(f.name for f in fields(Flags)), "produced_output", "empty_output", "forced_moves")
 _COMPARISON = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(\d+)\s*$")
 _OPS: dict[str, Callable[[int, int], bool]] = {
     ">=": lambda a, b: a >= b,
@@ -104,6 +104,12 @@ def _notes(value: Any) -> list[str]:
     return list(value)
 
 
+def _shown(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("must be an array of texts: the document each interaction round showed, in order")
+    return list(value)
+
+
 def _output(value: Any) -> bool | str:
     if not isinstance(value, (bool, str)):
         raise ValueError("must be true, false, or the stage whose output was accepted")
@@ -140,6 +146,7 @@ READERS: dict[str, Callable[[Any], Any]] = {
     "budgets": lambda v: _counts(v, unlimited=True),
     "flags": _flags,
     "bounded": _bool,
+    "shown": _shown,
 }
 KEYS = tuple(READERS)
 
@@ -312,6 +319,15 @@ def _check_bounded(wanted: bool, p: Played):
     return (repeat is None) == wanted, said, got
 
 
+def _check_shown(wanted: list[str], p: Played):
+    shown = p.shown()
+    return shown == wanted, _texts(wanted), _texts(shown) if shown else "no interaction round"
+
+
+def _texts(texts: list[str]) -> str:
+    return "[" + ", ".join(f'"{t}"' for t in texts) + "]"
+
+
 _CHECKS: dict[str, Callable[[Any, Played], tuple[bool, str, str]]] = {
     "status": _check_status,
     "stage": _check_stage,
@@ -327,6 +343,7 @@ _CHECKS: dict[str, Callable[[Any, Played], tuple[bool, str, str]]] = {
     "budgets": _check_budgets,
     "flags": _check_flags,
     "bounded": _check_bounded,
+    "shown": _check_shown,
 }
 assert _CHECKS.keys() == READERS.keys()
 
@@ -367,4 +384,6 @@ def actual(expectation: Expectation, played: Played) -> Any:
         return {name: _plain(report[name]) for name in wanted}
     if key == "bounded":
         return played.repeated_entry() is None
+    if key == "shown":
+        return played.shown()
     raise KeyError(key)

@@ -19,7 +19,8 @@ from compiler.records import record
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.actions import AskInteraction, AskRoute, Complete, Fail, RunInference, TakeEdge
 from ..runtime.events import Event, RegionChanged
-from ..runtime.machine import start, step
+from ..runtime.machine import replay_step as step
+from ..runtime.machine import start
 from ..runtime.points import matches
 from ..runtime.state import Injection, RunState
 from .model import Action, Scenario, Where
@@ -131,6 +132,17 @@ class Played:
                     out.extend(action.inject)
                 elif isinstance(action, (TakeEdge, Complete, Fail)):
                     out.extend(action.notes)
+        return out
+
+    def shown(self) -> list[str]:
+        """The document each interaction round showed, in order (`AskInteraction.body`)."""
+        out: list[str] = []
+        seen: set[str] = set()
+        for visit in self.visits:
+            for action in visit.actions:
+                if isinstance(action, AskInteraction) and action.id not in seen:
+                    seen.add(action.id)
+                    out.append(action.body or "")
         return out
 
     def holds(self, visit: VisitRun | None = None) -> dict[str, int]:
@@ -288,6 +300,8 @@ def _misfit(ir: "Blueprint", played: Played, action: Action, current: tuple[str,
         return _route_misfit(ir, state, action)
     if action.verb == "answer" and state.phase == "interact":
         return _answer_misfit(ir, state, action)
+    if action.verb == "confirm" and state.phase == "interact":
+        return _confirm_misfit(ir, state, action)
     return None
 
 
@@ -312,11 +326,22 @@ def _route_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | Non
     return f"'{target}' is not offered: it has used up its max_revisits (offered: {offered})"
 
 
-def _answer_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | None:
+def _point_due(ir: "Blueprint", state: RunState):
     stage = ir.stage(state.stage)
     points = stage.interaction_points if stage is not None else ()
     cursor = state.visit.point_cursor
-    point = points[cursor] if 0 <= cursor < len(points) else None
+    return points[cursor] if 0 <= cursor < len(points) else None
+
+
+def _confirm_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | None:
+    point = _point_due(ir, state)
+    if point is None or point.style == "confirm":
+        return None
+    return f"interaction point '{point.name}' asks in the {point.style} style, not for a yes or no ('{action.source}')"
+
+
+def _answer_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | None:
+    point = _point_due(ir, state)
     answer = action.data.get("answer")
     if point is None or not point.options or answer is None or matches(point.options, answer):
         return None

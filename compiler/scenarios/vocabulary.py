@@ -8,6 +8,7 @@
     "route review" / "done"      the answer to a routing call ("route: free text" is sent as it is)
     "answer Approve"             the answer at an interaction point ("answer" alone: nobody answers;
                                  "answer Edit: the new text" adopts an edit)
+    "confirm yes" / "confirm no" a confirm-style yes or no at an interaction point
     "fill plan" / "fill plan 3" / "empty plan" / "open todo 2"   a region's content changed
     "wait 20m" / "tick"          time passes (a tick re-checks the stuck clock)
     "workers 3" / "workers 2 failed 1"   the fan-out workers are done
@@ -55,6 +56,7 @@ PHASES: dict[str, tuple[str, ...]] = {
     "route": ("route",),
     "done": ("route",),
     "answer": ("interact",),
+    "confirm": ("interact",),
     "workers": ("workers",),
 }
 #: Native event classes and the phases they fit.
@@ -78,7 +80,7 @@ WAITING = {
 STEPS_FOR = {
     "infer": "text, call, submit, fan_out or fail",
     "route": "route TARGET, done or fail",
-    "interact": "answer",
+    "interact": "answer or confirm",
     "children": "child_finished",
     "workers": "workers",
 }
@@ -91,6 +93,7 @@ VERBS = (
     "route",
     "done",
     "answer",
+    "confirm",
     "fill",
     "empty",
     "open",
@@ -252,6 +255,12 @@ def _answer(rest: str) -> dict[str, Any]:
     return {"answer": head or None, "edited": edited}
 
 
+def _confirm(rest: str) -> dict[str, Any]:
+    if rest not in ("yes", "no"):
+        raise VocabularyError(f"'confirm' is 'confirm yes' or 'confirm no', not 'confirm {rest}'")
+    return {"approved": rest == "yes"}
+
+
 def _region(rest: str, *, counted: bool) -> tuple[str, int]:
     words = rest.split()
     if not words or len(words) > (2 if counted else 1):
@@ -303,6 +312,7 @@ _READERS = {
     "fail": _fail,
     "route": _route,
     "answer": _answer,
+    "confirm": _confirm,
     "fill": _fill,
     "open": _fill,
     "empty": _empty,
@@ -339,6 +349,8 @@ def to_event(action: Action, now: float, serial: int) -> Event:
         return RoutingAnswer(reply=reply, now=now)
     if verb == "answer":
         return InteractionAnswered(answer=data["answer"], edited=data["edited"], now=now)
+    if verb == "confirm":
+        return InteractionAnswered(approved=data["approved"], now=now)
     if verb == "fill":
         return RegionChanged(
             data["region"], hash=f"scenario:{data['region']}:{serial}", entries=data["entries"], now=now

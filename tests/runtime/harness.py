@@ -26,6 +26,7 @@ from compiler.runtime import (
     RunState,
     TakeEdge,
     ToolCall,
+    answering,
     next_actions,
     start,
     step,
@@ -58,7 +59,11 @@ class Driver:
 
     # --- feeding ------------------------------------------------------------------------------
 
-    def feed(self, event: Any) -> tuple[Any, ...]:
+    def feed(self, event: Any, *, address: bool = True) -> tuple[Any, ...]:
+        """Step with `event`, addressed to the outstanding request as a host does (unless it
+        names one, or `address` is False), checking the resumed run agrees."""
+        if address:
+            event = answering(self.state, event)
         restored = RunState.from_json(self.state.to_json())
         assert restored == self.state
         state, actions = step(self.ir, self.state, event)
