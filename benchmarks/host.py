@@ -109,7 +109,7 @@ def _answer(rng: random.Random, ir: Blueprint, actions: tuple, now: float) -> li
             reply = rng.choice(options) if options else "DONE"
             out.append(RoutingAnswer(reply=reply, now=now, request=action.request))
         elif isinstance(action, AskInteraction):
-            out.append(InteractionAnswered(choice=0, now=now))
+            out.append(InteractionAnswered(choice=0, now=now, request=action.request))
         elif isinstance(action, AwaitWorkers):
             out.append(WorkersFinished(completed=rng.randint(1, 4), now=now))
         elif isinstance(action, AwaitChildren):

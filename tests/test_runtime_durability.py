@@ -376,3 +376,15 @@ def test_every_request_kind_has_a_dispatched_mark_and_an_id():
     for cls in REQUESTS:
         names = [f for f in cls.__dataclass_fields__]
         assert "dispatched" in names and names[-1] == "id"
+
+
+def test_an_inference_under_a_stuck_clock_says_when_it_trips():
+    ir = blueprint(STUCK)
+    state, [first] = start(ir, 100.0)
+    assert first.deadline == 100.0 + 10 * 60
+    state, actions = step(ir, state, InferenceFinished(tool_calls=(ToolCall("read_file"),), request=1, now=130))
+    assert actions[-1].deadline == 700.0  # the clock started when the visit was first looked at
+    state, actions = step(ir, state, Tick(now=actions[-1].deadline))
+    assert isinstance(actions[0], CancelRequest) and actions[-1].stage == "rethink" and actions[-1].deadline is None
+    _, [plain] = start(blueprint(REVIEW), 0.0)
+    assert plain.deadline is None

@@ -63,7 +63,9 @@ def test_the_users_settings_are_a_ceiling_the_blueprint_may_only_tighten(run):
     assert judge_tool(ir, state, "read_file", user={"read_file": "ask"}).permission == "ask"
     assert judge_tool(ir, state, "write_file", user={"write_file": "allow"}).permission == "ask"
     assert judge_tool(ir, state, "shell", user={"bash": "allow"}).permission == "allow"
-    assert judge_tool(ir, state, "todo_add", user={"todo_add": "deny"}).permission == "deny"
+    # The runtime's own tools are answered with no permission check at all, as in Leviath.
+    todo = judge_tool(ir, state, "todo_add", user={"todo_add": "deny"})
+    assert todo.inline and (todo.permission, todo.source) == ("allow", "inline") and todo.runs
 
 
 def test_a_launch_flag_relaxes_anything_but_a_deny(run):

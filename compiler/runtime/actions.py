@@ -83,6 +83,8 @@ class RunInference:
     `inject`. `turn` is this inference's number within the visit, `visit` the visit's.
     `spec` says how the stage is performed. `dispatched` is set once the host reported
     sending it (`Dispatched`): after a restart, wait for its answer instead of sending again.
+    `deadline` is the time (on the run's clock) at which the stage's stuck clock trips: send
+    a `Tick` then if the inference has not answered, and the runner interrupts the stage.
     """
 
     stage: str
@@ -96,6 +98,7 @@ class RunInference:
     summarize: tuple[str, ...] = ()
     spec: StageSpec | None = field(default=None, repr=False)
     dispatched: bool = False
+    deadline: float | None = None
     id: str = ""
 
 
@@ -162,9 +165,11 @@ class AwaitChildren:
 
 @record
 class AwaitWorkers:
-    """The stage fanned out; report the workers' end with `WorkersFinished`."""
+    """The stage fanned out; report the workers' end with `WorkersFinished`, after writing
+    their report into `results_region` (when the stage names one)."""
 
     stage: str
+    results_region: str | None = None
     id: str = ""
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..ir.model import Edge, InteractionPoint
 from . import points, texts
-from .actions import AskRoute, AwaitChildren, Complete, Fail, TakeEdge, build
+from .actions import AskRoute, AwaitChildren, AwaitWorkers, Complete, Fail, TakeEdge, build
 from .gates import BLOCK, FORCED, decide
 from .policy import (
     DEFAULT_FAN_OUT_ATTEMPTS,
@@ -244,6 +244,11 @@ def proceed(run: "Run") -> None:
     outcome = run.state.outcome
     run.set(outcome=None, body=None)
     end_stage(run, outcome)
+
+
+def workers_action(run: "Run") -> AwaitWorkers:
+    config = run.stage.fan_out
+    return AwaitWorkers(run.state.stage, results_region=config.results_region if config is not None else None)
 
 
 def route_action(run: "Run") -> AskRoute:

@@ -20,7 +20,7 @@ from typing import TypeVar, assert_never
 
 from ..ir.model import DEFAULT_MAX_ITERATIONS, Blueprint, NudgeConfig
 from . import ending, interaction, points, replies, texts
-from .actions import REQUESTS, Action, AwaitChildren, AwaitWorkers, Complete, Fail
+from .actions import REQUESTS, Action, AwaitChildren, Complete, Fail
 from .events import (
     Cancel,
     ChildFinished,
@@ -115,11 +115,14 @@ def start(
 def step(ir: Blueprint, state: RunState, event: Event) -> tuple[RunState, tuple[Action, ...]]:
     """Apply one event; return the new state and the actions it calls for, in order."""
     _check_types(ir, state)
-    pinned = _check_pinned(ir, state)
+    known = tables(ir)
+    pinned = known.digest(ir)
+    if state.blueprint != pinned and state.blueprint:
+        _check_pinned(ir, state)  # raises, naming both digests
     clean = sanitize(event)
     if clean is None or state.status in TERMINAL_STATUSES:
         return state, ()
-    run = Run(ir, state)
+    run = Run(ir, state, known)
     _check_belongs(run)
     if not state.blueprint:  # a state written before digests were pinned: pinned from now on
         run.set(blueprint=pinned)
@@ -156,7 +159,7 @@ def _outstanding(ir: Blueprint, state: RunState) -> tuple[Action, ...]:
     if state.phase == "children":
         return (AwaitChildren(state.stage, state.children),)
     if state.phase == "workers":
-        return (AwaitWorkers(state.stage),)
+        return (ending.workers_action(run),)
     return ()
 
 

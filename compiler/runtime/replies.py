@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from ..ir.model import FAN_OUT_TOOL, MODIFYING_TOOLS, SUBMIT_OUTPUT_TOOL
 from . import ending, texts
-from .actions import AwaitWorkers
 from .events import InferenceFailed, InferenceFinished, ToolCall
 from .policy import SEARCH_TOOL, canonical_tool, resolved_nudge
 
@@ -123,7 +122,7 @@ def _tool_turn(run: "Run", calls: tuple[ToolCall, ...]) -> None:
         run.flag(modified_files=files, modified_file_count=file_count, searches_run=searches, searches_empty=empty)
     if fanned:
         run.set(status="waiting", phase="workers")
-        run.emit(AwaitWorkers(table.stage.name))
+        run.emit(ending.workers_action(run))
         return
     run.ready()
 

@@ -18,7 +18,7 @@ from . import ending, stuck, texts
 from .actions import REQUESTS, Action, CancelRequest, RunInference, build
 from .policy import holds, report_region
 from .state import Injection, Outcome, RunState, Visit
-from .tables import StageTable, tables
+from .tables import StageTable, Tables, tables
 
 T = TypeVar("T")
 
@@ -59,11 +59,11 @@ def missing_stage(name: str) -> RunnerError:
 
 
 class Run:
-    def __init__(self, ir: Blueprint, state: RunState) -> None:
+    def __init__(self, ir: Blueprint, state: RunState, known: Tables | None = None) -> None:
         self.ir = ir
         self.state = state
         self.actions: list[Action] = []
-        self.tables = tables(ir)
+        self.tables = tables(ir) if known is None else known
         #: The fixed answers about the run's current stage (None: the blueprint has no such
         #: stage, which `table` reports). `enter` keeps it current.
         self._table: StageTable | None = self.tables.stages.get(state.stage)
@@ -132,14 +132,15 @@ class Run:
     def emit(self, action: Action) -> None:
         """Emit a fresh action as the run's next one: it takes the next number and its id (a
         new request is not dispatched yet)."""
-        seq = self.state.seq + 1
+        state = self.state
+        if state is not self._own:
+            state = self.state = self._own = _copy(state)
+        fields = state.__dict__  # this step's own copy (see the module docstring)
+        seq = fields["seq"] = fields["seq"] + 1
         values = action.__dict__  # a record just built for this step: nobody else holds it
         if type(action) in REQUESTS:
-            self.set(seq=seq, dispatched=False)
-            values["dispatched"] = False
-        else:
-            self.set(seq=seq)
-        values["id"] = f"{self.state.run_id}:{seq}"
+            fields["dispatched"] = values["dispatched"] = False
+        values["id"] = f"{fields['run_id']}:{seq}"
         self.actions.append(action)
 
     def cancel_outstanding(self, reason: str) -> None:
@@ -222,6 +223,11 @@ class Run:
     def inference_action(self) -> RunInference:
         state, table = self.state, self.table
         provider, model = table.model(state.visit.model_index)
+        visit, deadline = state.visit, None
+        if table.stuck and not visit.stuck_fired and visit.stuck_since is not None:
+            limits = table.stuck_limits(state.visits)
+            if limits is not None and limits[3] is not None:
+                deadline = visit.stuck_since + limits[3] * 60
         return build(
             RunInference,
             table.stage.name,
@@ -235,5 +241,6 @@ class Run:
             state.compact,
             table.spec,
             state.dispatched,
+            deadline,
             state.action_id,
         )

@@ -150,7 +150,7 @@ class StageTable:
 
 def stage_spec(ir: Blueprint, stage: Stage, tools: tuple[str, ...]) -> StageSpec:
     """What performing `stage`'s inferences needs (`actions.StageSpec`)."""
-    from .tools import resolve_permission  # `tools` reads the machine, which reads these tables
+    from .tools import inline, resolve_permission  # `tools` reads the machine, which reads these tables
 
     layout = ir.layout_for(stage)
     names = layout.names
@@ -173,7 +173,7 @@ def stage_spec(ir: Blueprint, stage: Stage, tools: tuple[str, ...]) -> StageSpec
                     cap = limit
         if not persist and "scratch" in names:  # results kept for one turn go to the scratch region
             region = "scratch"
-        policy, _ = resolve_permission(ir, stage, name)
+        policy = "allow" if inline(name) else resolve_permission(ir, stage, name)[0]
         offered.append(OfferedTool(name, policy, name in required, region or "conversation", cap, persist))
     model = stage.model
     return StageSpec(

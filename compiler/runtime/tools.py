@@ -1,7 +1,10 @@
 """Tools before they run: does the stage offer one, and what do the permissions say.
 
-A host asks `judge_tool(ir, state, name)` before it executes a call the model made. The
-answer follows Leviath's policy resolution (`resolve_policy` in its CLI):
+A host asks `judge_tool(ir, state, name)` before it executes a call the model made. A call to
+a tool the stage does not offer is refused first. The runtime's own tools — the `context_*`
+and `todo_*` tools, `submit_output`, `fan_out`, `runtime_info` — are answered by the runtime
+itself, as Leviath answers them, without a permission check (`inline`). For every other tool
+the answer follows Leviath's policy resolution (`resolve_policy` in its CLI):
 
 1. the blueprint's layers, narrowest first: the stage's `tool_permissions`, then the agent's,
    each looked up under every spelling of the tool (`bash` is `shell`);
@@ -44,6 +47,16 @@ _ALLOWED_BY_DEFAULT = frozenset(
     "runtime_info spawn_agent check_agent wait_for_agent send_to_agent kill_agent ask_user_text "
     "ask_user_choice ask_user_confirm edit_document".split()
 )
+
+
+def inline(tool: str) -> bool:
+    """A tool the runtime answers itself, with no permission check (the context and checklist
+    tools, `submit_output`, `fan_out`, `runtime_info`)."""
+    name = canonical_tool(tool)
+    return name.startswith(("context_", "todo_")) or name in _INLINE
+
+
+_INLINE = frozenset({"submit_output", "fan_out", "runtime_info"})
 
 
 def default_policy(tool: str) -> str:
@@ -117,8 +130,9 @@ class ToolVerdict:
     """What the blueprint says of a tool call in the run's current stage, before it runs.
 
     `offered`: the stage offers the tool (a call to a tool it does not offer is
-    `unavailable`, whatever the host reports). `permission` and `source`: see
-    `resolve_permission`. `required`: one of the stage's `required_tools` (a person must answer
+    `unavailable`, whatever the host reports). `inline`: the runtime answers it itself, with no
+    permission check (`permission` is then `allow`, `source` `inline`). `permission` and
+    `source` otherwise: see `resolve_permission`. `required`: one of the stage's `required_tools` (a person must answer
     it even in an unattended run). `read_path`: for a call given a path, whether the
     blueprint's `[read_paths]` declare it (None when no path was given or the blueprint
     declares none).
@@ -132,10 +146,11 @@ class ToolVerdict:
     source: str
     required: bool = False
     read_path: bool | None = None
+    inline: bool = False
 
     @property
     def runs(self) -> bool:
-        """The call may run without asking anyone: offered and allowed."""
+        """The call may run without asking anyone: offered and allowed (or inline)."""
         return self.offered and self.permission == "allow"
 
 
@@ -162,14 +177,18 @@ def judge_tool(
     assert stage is not None  # `check_run` refused a state whose stage is not in the blueprint
     canonical = canonical_tool(tool)
     offered = canonical in {canonical_tool(name) for name in stage.available_tools}
-    policy, source = resolve_permission(
-        ir, stage, tool, user=user, launch=launch, blueprint_may_loosen=blueprint_may_loosen
-    )
+    answered_inline = inline(tool)
+    if answered_inline:
+        policy, source = "allow", "inline"
+    else:
+        policy, source = resolve_permission(
+            ir, stage, tool, user=user, launch=launch, blueprint_may_loosen=blueprint_may_loosen
+        )
     required = canonical in {canonical_tool(name) for name in stage.required_tools}
     declared = None
     if path is not None and ir.read_paths is not None and ir.read_paths.allow:
         declared = read_path_declared(ir.read_paths.allow, path, workdir=workdir, home=home)
-    return ToolVerdict(tool, canonical, stage.name, offered, policy, source, required, declared)
+    return ToolVerdict(tool, canonical, stage.name, offered, policy, source, required, declared, answered_inline)
 
 
 # --- [read_paths] ---------------------------------------------------------------------------------
@@ -271,6 +290,7 @@ __all__ = [
     "POLICIES",
     "ToolVerdict",
     "default_policy",
+    "inline",
     "judge_tool",
     "read_path_declared",
     "resolve_permission",
