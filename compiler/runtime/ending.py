@@ -279,8 +279,7 @@ def routed(run: "Run", target: str | None, *, fallback: bool = False) -> None:
     if target is None:
         complete(run, "done", forced)
         return
-    edge = next(e for e in run.stage.edges() if e.target == target)
-    take_edge(run, edge, gated=True, forced=forced)
+    take_edge(run, run.table.edge_to[target], gated=True, forced=forced)
 
 
 # --- taking an edge and ending the run ---------------------------------------------------------------

@@ -57,12 +57,32 @@ def read_reply(reply: str, offered: Sequence[str], allow_done: bool) -> tuple[st
     """`match_reply`, and whether the reply named nothing offered (the fallback decided)."""
     if not offered:
         return DONE, False
-    targets = [(_lower(target), target) for target in offered]
+    targets = _by_lowered(offered if type(offered) is tuple else tuple(offered))
     for line in candidate_lines(reply):
         for word in words(_lower(line)):  # ASCII lower-casing moves no word boundary
             if allow_done and word == "done":
                 return DONE, False
-            for lowered, target in targets:
-                if word == lowered:
-                    return target, False
+            target = targets.get(word)
+            if target is not None:
+                return target, False
     return (DONE if allow_done else offered[0]), True
+
+
+def _by_lowered(offered: tuple[str, ...]) -> dict[str, str]:
+    """Offered targets by their ASCII-lower-cased name, the first of a name winning: a word is
+    looked up at once, however many edges are offered. Remembered per offer tuple (a run's
+    state hands the same tuple to every answer of one routing request), by identity: hashing
+    a long offer would cost as much as the scan this replaces."""
+    cached = _LOWERED.get(id(offered))
+    if cached is not None and cached[0] is offered:
+        return cached[1]
+    table: dict[str, str] = {}
+    for target in offered:
+        table.setdefault(_lower(target), target)
+    if len(_LOWERED) >= 256:
+        _LOWERED.clear()
+    _LOWERED[id(offered)] = (offered, table)  # the entry keeps the tuple alive: its id stays its own
+    return table
+
+
+_LOWERED: dict[int, tuple[tuple[str, ...], dict[str, str]]] = {}

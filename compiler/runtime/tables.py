@@ -46,6 +46,7 @@ class StageTable:
         "advertises_modifying",
         "by_condition",
         "cap",
+        "edge_to",
         "has_normal",
         "hints",
         "models",
@@ -99,6 +100,10 @@ class StageTable:
         self.nudge_text = interpolate(self.nudge.text, stage=stage.name, regions=self.required)
         self.models = tuple(stage_model(stage, i) for i in range(len(stage.model.entries))) or (stage_model(stage, 0),)
         self.hints = {e.target: e.hint for e in stage.edges()}
+        #: Each edge by its target (a transitions table names each target once).
+        self.edge_to: dict[str, Edge] = {}
+        for edge in stage.edges():
+            self.edge_to.setdefault(edge.target, edge)
         self._routes: dict[tuple[str, ...], tuple[tuple[RouteOption, ...], str]] = {}
         #: The blueprint, weakly (the tables must not keep it alive), for `spec`.
         self._ir = weakref.ref(ir)
