@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from compiler.records import record
 
+from .. import pipeline  # every rule, and so every fixer, is registered once it is imported
 from ..config import DEFAULT_SETTINGS, Settings
 from ..rulebook.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
