@@ -36,6 +36,20 @@ INTERNAL_ERROR = META.define(
     illustrative_example="only a bug in a check raises it",
 )
 
+
+def _load_every_rule() -> None:
+    """Import every module that defines rules, then mark the registry complete: the rule
+    modules under `compiler/rules/`, and the analysis family (`parse`, `suppress` and this
+    module, the other layers that report codes of their own, are imported by now)."""
+    from .analysis import check_runs  # noqa: F401 (registers the analysis family)
+    from .rules import load_rule_modules
+
+    load_rule_modules()
+    REGISTRY.mark_complete()
+
+
+_load_every_rule()
+
 #: Check families `validate` runs, in order.
 VALIDATE_FAMILIES: tuple[str, ...] = ("schema", "structure", "lint")
 #: Check families `check` adds on a file without errors: the run analysis.

@@ -19,18 +19,10 @@ from compiler.config import Settings
 from compiler.pipeline import validate_text
 from compiler.render.rule_docs import EXAMPLE_PATH, example_file, state_limit_of
 from compiler.rulebook.registry import CHECKED_FAMILIES, REGISTRY, Check, Rule
+from tests import rule_recipe as recipe
 from tests.helpers import ROOT, installation
 
 RULES = REGISTRY.all()
-CASES = ROOT / "tests" / "cases"
-CHECK_CASES = ROOT / "tests" / "check_cases"
-FIXES = ROOT / "tests" / "fixes"
-
-#: Codes no checked-in case can fire, and the test that shows each firing instead.
-FIRED_BY_A_TEST = {
-    "file-too-large": ("tests/test_reading.py", "test_huge_file_is_refused_up_front", "a file over 8 MiB"),
-    "internal-error": ("tests/test_rule_contract.py", "test_a_crashing_check_becomes_an_internal_error", "a bug"),
-}
 
 
 def rule_id(rule: Rule) -> str:
@@ -42,11 +34,7 @@ def where(rule: Rule) -> str:
 
 
 def case_folder(rule: Rule) -> Path:
-    return (CHECK_CASES if rule.family == "analysis" else CASES) / rule.code
-
-
-def harness(rule: Rule) -> str:
-    return "tests/test_analysis_golden.py" if rule.family == "analysis" else "tests/test_golden.py"
+    return recipe.case_folder(ROOT, rule)
 
 
 def run_example(rule: Rule, text: str) -> list[tuple[str, str, str]]:
@@ -70,24 +58,10 @@ def _from_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=rule_id)
-def test_rule_has_a_firing_case_and_a_near_miss(rule: Rule) -> None:
-    if rule.code in FIRED_BY_A_TEST:
-        path, test, _why = FIRED_BY_A_TEST[rule.code]
-        text = (ROOT / path).read_text(encoding="utf-8")
-        assert f"def {test}(" in text and rule.code in text, f"{path}::{test} should show {rule.code} firing"
-        return
-    folder = case_folder(rule)
-    names = sorted(p.stem for p in folder.glob("*.leviath"))
-    where_ = folder.relative_to(ROOT).as_posix()
-    missing = []
-    if not any(not n.startswith("ok-") for n in names):
-        missing.append(f"a case that fires it ({where_}/<name>.leviath)")
-    if not any(n.startswith("ok-") for n in names):
-        missing.append(f"a near miss that must stay silent ({where_}/ok-<name>.leviath)")
-    assert not missing, (
-        f"rule {rule.code} needs {' and '.join(missing)}; then write their reports with "
-        f"`UPDATE_GOLDEN=1 pytest {harness(rule)}` and read them"
-    )
+def test_rule_has_every_piece_of_the_recipe(rule: Rule) -> None:
+    """Cases, a declaring check, a golden fix, its docs page and its leviath-mapping row."""
+    missing = recipe.missing_pieces(rule, ROOT, REGISTRY)
+    assert not missing, f"rule {rule.code} ({where(rule)}) is missing:\n  " + "\n  ".join(missing)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=rule_id)
@@ -97,7 +71,7 @@ def test_documented_example_fires_the_rule(rule: Rule) -> None:
     if rule.illustrative_example is not None:
         assert not fired, f"the example of {rule.code} fires it: drop `illustrative_example` in {where(rule)}"
         has_case = any(not p.stem.startswith("ok-") for p in case_folder(rule).glob("*.leviath"))
-        assert has_case or rule.code in FIRED_BY_A_TEST, f"{rule.code} is shown firing nowhere"
+        assert has_case or rule.code in recipe.FIRED_BY_A_TEST, f"{rule.code} is shown firing nowhere"
         return
     bugs = "".join(f"\n  internal-error: {message}" for code, _, message in found if code == "internal-error")
     assert fired, (
@@ -122,27 +96,8 @@ def test_fixed_example_is_clean(rule: Rule) -> None:
     )
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.family in CHECKED_FAMILIES], ids=rule_id)
-def test_a_check_declares_the_rule(rule: Rule) -> None:
-    declaring = [c.name for c in REGISTRY.checks if rule in c.rules]
-    assert declaring, (
-        f"no check declares {rule.code}: add it to the `@{rule.family.upper()}.check(...)` of the function that "
-        f"reports it ({where(rule)}), or nothing can ever report it"
-    )
-
-
 def test_rules_outside_the_checked_families_have_no_check() -> None:
     assert not [c.name for c in REGISTRY.checks if c.family not in CHECKED_FAMILIES]
-
-
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=rule_id)
-def test_fixable_rule_has_a_golden_fix(rule: Rule) -> None:
-    firing = {p.name for p in case_folder(rule).glob("*.leviath") if not p.stem.startswith(("ok-", "unfixable-"))}
-    fixed = {p.name for p in (FIXES / rule.code).glob("*.leviath")}
-    assert firing & fixed, (
-        f"rule {rule.code} has a fixer but no golden fix: add a firing case to {case_folder(rule).relative_to(ROOT)} "
-        f"and write tests/fixes/{rule.code}/ with `UPDATE_GOLDEN=1 pytest tests/test_fix.py`"
-    )
 
 
 # --- what the registry and the pipeline enforce -------------------------------------------------

@@ -86,6 +86,8 @@ def rule_overrides(
 
 
 def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    from .. import pipeline  # noqa: F401 (every rule is registered once it is imported)
+
     names = split_names(values)
     return None if names is None else check_rule_names(names, flag)
 

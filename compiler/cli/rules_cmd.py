@@ -12,6 +12,7 @@ import textwrap
 
 import click
 
+from .. import pipeline  # noqa: F401 (every rule is registered once it is imported)
 from ..rulebook.registry import REGISTRY, Rule
 from .errors import CliError, emit
 from .options import format_option

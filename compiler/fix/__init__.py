@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from compiler.records import record
 
+from .. import pipeline  # every rule, and so every fixer, is registered once it is imported
 from ..config import DEFAULT_SETTINGS, Settings
 from ..rulebook.fixers import KeyFix, LineFix
 from .lines import apply_line_fixes
@@ -117,7 +118,7 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
         new_result = validate_bytes(path, bom + new_text.encode("utf-8"), settings)
         why = unsafe_reason(result, new_result, done, codes)
         if why is not None:
-            problem = f"a fix was not applied: {why} (please report this as a bug)"
+            problem = f"a fix was not applied: {why}"
             break
         text, result = new_text, new_result
         fixed.extend(done)
@@ -156,23 +157,77 @@ def meant_blueprint(before: "FileResult", done: list["Diagnostic"]) -> "Blueprin
 def unsafe_reason(
     before: "FileResult", after: "FileResult", done: list["Diagnostic"], codes: frozenset[str]
 ) -> str | None:
-    """Why the fixed text must not be kept, or None when it is safe."""
+    """Why the fixed text must not be kept, or None when it is safe. The reason names the
+    rules whose fixers are at fault, since it is their authors who can act on it."""
+    rules = _rules_of(done)
     if after.blueprint is None or has_syntax_errors(after):
-        return "the fixed file does not parse"
+        return f"{_fixers(rules)} wrote a file that does not parse{_BUG}"
     if after.blueprint != before.blueprint and after.blueprint != meant_blueprint(before, done):
-        return "the fixed file would run differently"
+        return _meaning_changed(before, done, rules)
 
     def others(result: "FileResult") -> Counter:
         return Counter((d.code, d.path) for d in result.diagnostics if d.code not in codes)
 
     if others(before) != others(after):
-        return "the fix changed other findings"
+        return f"{_fixers(rules)} changed other findings{_BUG}"
     remaining = Counter(d.code for d in after.diagnostics if d.code in codes)
     expected = Counter(d.code for d in before.diagnostics if d.code in codes)
     expected.subtract(Counter(d.code for d in done))
     if any(remaining[code] > max(0, expected[code]) for code in remaining):
-        return "the fix did not remove the findings it fixed"
+        return f"{_fixers(rules)} did not remove the findings it fixed{_BUG}"
     return None
+
+
+_BUG = " (a bug in the fixer: please report it with the blueprint)"
+
+
+def _rules_of(done: list["Diagnostic"]) -> list["Rule"]:
+    """The rules of the findings `done`, in the order first fixed."""
+    rules: dict[str, "Rule"] = {}
+    for finding in done:
+        rule = rule_of(finding)
+        if rule is not None:
+            rules.setdefault(rule.code, rule)
+    return list(rules.values())
+
+
+def _fixers(rules: list["Rule"]) -> str:
+    names = ", ".join(f"'{rule.code}'" for rule in rules)
+    return f"the fixer of rule {names}" if len(rules) == 1 else f"the fixers of rules {names}"
+
+
+def _meaning_changed(before: "FileResult", done: list["Diagnostic"], rules: list["Rule"]) -> str:
+    """Which fixer changed what the blueprint means, and what it lacks: a fixer without `meant`
+    must keep the meaning; one with `meant` must write what its `meant` says. Each rule's
+    fixes are applied alone to find the one at fault."""
+    assert before.source is not None
+    for rule in rules:
+        alone = [d for d in done if d.code == rule.code]
+        new_text, fixed = fix_pass(before.source.text, alone)
+        if not fixed or _blueprint_of(new_text) in (before.blueprint, meant_blueprint(before, fixed)):
+            continue
+        assert rule.fixer is not None
+        if rule.fixer.meant is None:
+            return (
+                f"the fixer of rule '{rule.code}' ({rule.module}) changes what the blueprint means, and it "
+                "declares no `meant=`: a fix must keep the meaning, or, when it moves an old spelling "
+                "where Leviath reads it now, say with `meant=` what the fixed file means "
+                "(compiler/rulebook/fixers.py)"
+            )
+        return (
+            f"the fixer of rule '{rule.code}' ({rule.module}) writes a file that does not mean what its "
+            "`meant=` says it means"
+        )
+    return f"{_fixers(rules)}, applied together, change what the blueprint means{_BUG}"
+
+
+def _blueprint_of(text: str) -> "Blueprint | None":
+    from ..ir.build import build_blueprint
+    from ..parse.source import SourceFile
+    from ..parse.toml import parse_toml
+
+    document, _ = parse_toml(SourceFile("fixed", text))
+    return None if document is None else build_blueprint(document)
 
 
 __all__ = ["MAX_PASSES", "FixOutcome", "fix_bytes", "fix_pass", "fixable_codes", "fixer_of", "meant_blueprint"]

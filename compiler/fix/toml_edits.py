@@ -139,6 +139,16 @@ class TomlKeyEdits:
         source.remove(path[-1])
         target.add(to[-1], item)
 
+    def delete_element(self, path: "KeyPath") -> None:
+        from tomlkit.items import Array
+
+        if not path or type(path[-1]) is not int:
+            raise Unfixable("not the path of an array element")
+        array = self._node(path[:-1])
+        if not isinstance(array, Array):
+            raise Unfixable("not an inline array (an array of tables is not edited)")
+        del array[path[-1]]
+
     def rename(self, path: "KeyPath", name: str) -> None:
         from .renames import rename_key
 

@@ -241,7 +241,6 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None
     handler.setFormatter(logging.Formatter("blueprint lsp: %(levelname)s: %(message)s"))
     handler.addFilter(_QuietRefusals())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    from ..rulebook.registry import REGISTRY
+    from .. import pipeline  # noqa: F401 (every rule, loaded before the worker thread and the handlers need them)
 
-    REGISTRY.load()  # once, before the worker thread and the handlers both need it
     build_server().start_io(stdin, stdout)

@@ -20,6 +20,7 @@ from .reader import read_plain
 if TYPE_CHECKING:
     import tomllib
 from .source import SourceFile
+from .syntax_errors import explain, twice
 
 #: Deeper than any blueprint needs; keeps every later recursive walk well inside the stack.
 MAX_DEPTH = 48
@@ -68,7 +69,9 @@ NESTING_TOO_DEEP = SYNTAX.define(
 )
 
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
-_OVERWRITE = re.compile(r"^Cannot (?:overwrite a value|declare .* twice|mutate immutable namespace)")
+_OVERWRITE = re.compile(
+    r"^(?:Cannot (?:overwrite a value|declare .* twice|mutate immutable namespace|redefine namespace)|Duplicate inline table key)"
+)
 
 
 def parse_toml(source: SourceFile) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
@@ -106,16 +109,26 @@ def _syntax_diagnostic(source: SourceFile, exc: tomllib.TOMLDecodeError) -> Diag
         raw = raw[: match.start()]
         if line is None and match.group(1):
             line, column = int(match.group(1)), int(match.group(2))
-    span = source.lines.end_span() if line is None else Span.point(line, column or 1)
-    message = raw[:1].lower() + raw[1:]
-    fix = None  # the parser's message says what is wrong; "correct the TOML" adds nothing
     if _OVERWRITE.match(raw) and line is not None:
         duplicate = _explain_duplicate(source, line)
         if duplicate is not None:
             return duplicate
-        message = f"a key or table is defined twice: {message}"
-        fix = "TOML keys and table headers must be unique; merge the two definitions"
-    return TOML_SYNTAX.diagnostic(f"invalid TOML: {message}", file=source.path, span=span, fix=fix)
+        message, fix = twice(raw)
+        return TOML_SYNTAX.diagnostic(message, file=source.path, span=Span.point(line, column or 1), fix=fix)
+    text = source.text
+    offset = len(text) if line is None else _offset(text, line, column or 1)
+    said = explain(text, raw, offset)
+    return TOML_SYNTAX.diagnostic(
+        said.message, file=source.path, span=source.lines.span(said.offset, said.offset + 1), fix=said.fix
+    )
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The offset of (line, column), both 1-based, in `text`."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return min(start + column - 1, len(text))
 
 
 def _explain_duplicate(source: SourceFile, line: int) -> Diagnostic | None:

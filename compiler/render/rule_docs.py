@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import pipeline  # noqa: F401 (every rule is registered once it is imported)
 from ..rulebook.registry import FAMILIES, REGISTRY, Rule
 from .templating import template_environment
 

@@ -21,7 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .. import DISTRIBUTION, __version__
+from .. import (
+    DISTRIBUTION,
+    __version__,
+    pipeline,  # noqa: F401 (every rule is registered once it is imported)
+)
 from ..diagnostics import Diagnostic, Severity, Span
 from ..rulebook.registry import REGISTRY, Rule
 from .paths import repository_path

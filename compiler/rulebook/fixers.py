@@ -13,7 +13,8 @@ engine never imports a rule. Two kinds, by how a finding is found again in the t
 A fix must not change what a run does: the engine keeps it only when the fixed file reads
 back to the same typed blueprint, with every other finding unchanged. A fixer that moves an
 old spelling to where Leviath now reads it changes the run on purpose; its `meant` says how:
-the original document as the fixed file must read.
+the original document as the fixed file must read. A fixer that changes the meaning without
+a `meant` is refused, and `--fix` names its rule and says that `meant=` is what it lacks.
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ class KeyEdits(Protocol):
 
     def rename(self, path: "KeyPath", name: str) -> None:
         """Rename the last key of `path` to `name`, in its key and in every header below it."""
+        ...
+
+    def delete_element(self, path: "KeyPath") -> None:
+        """Delete the element of an inline array at `path` (its last part is the position),
+        with the comma and the comment that belong to it."""
         ...
 
 

@@ -21,11 +21,17 @@ Families run in pipeline order: `syntax` codes come from reading the file (no ch
 function), `schema` from the JSON Schema layer, `structure` from the typed model (Leviath's
 parse/validate errors and reference checks), `lint` from the graph and declaration checks,
 `analysis` from exhaustive run exploration, `meta` from the pipeline itself (suppressions).
+
+This module imports nothing above it. Rules register when the modules that define them are
+imported: every module under `compiler/rules/` (`compiler.rules.load_rule_modules` walks the
+package), and the few layers that report codes of their own (`parse`, `suppress`,
+`analysis`, `pipeline`). `compiler.pipeline` imports them all and then calls
+`REGISTRY.mark_complete()`; reading the registry before that is a `RegistryIncomplete`,
+never a silently shorter list.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import field
@@ -42,18 +48,6 @@ if TYPE_CHECKING:
 FAMILIES = ("syntax", "schema", "structure", "lint", "analysis", "meta")
 #: Families whose rules are emitted by check functions (the others by the pipeline itself).
 CHECKED_FAMILIES = ("schema", "structure", "lint", "analysis")
-
-#: Modules that define rules, imported on first use of the registry (keeps start-up lean).
-RULE_MODULES: tuple[str, ...] = (
-    "compiler.parse.source",
-    "compiler.parse.toml",
-    "compiler.rules.schema.check",
-    "compiler.rules.structure",
-    "compiler.rules.lint",
-    "compiler.analysis.check_runs",
-    "compiler.pipeline",
-    "compiler.suppress",
-)
 
 CheckFn = Callable[["RuleContext"], Iterable[Diagnostic]]
 
@@ -154,11 +148,15 @@ class Check:
         return f"{self.fn.__module__}.{self.fn.__qualname__}"
 
 
+class RegistryIncomplete(RuntimeError):
+    """The registry was read before the modules that define rules were all imported."""
+
+
 class Registry:
     def __init__(self) -> None:
         self.rules: dict[str, Rule] = {}
         self.checks: list[Check] = []
-        self._loaded = False
+        self._complete = False
         self._grouped: tuple[list[Check], int, dict[str, tuple[Check, ...]]] | None = None
 
     def add_rule(self, rule: Rule) -> Rule:
@@ -172,11 +170,22 @@ class Registry:
     def add_check(self, check_: Check) -> None:
         self.checks.append(check_)
 
+    def mark_complete(self) -> None:
+        """Every module that defines rules has been imported (`compiler.pipeline` says so once
+        it has imported them all)."""
+        self._complete = True
+
+    @property
+    def complete(self) -> bool:
+        return self._complete
+
     def load(self) -> "Registry":
-        if not self._loaded:
-            self._loaded = True
-            for module in RULE_MODULES:
-                importlib.import_module(module)
+        """The registry, once complete; else `RegistryIncomplete`, naming what to import."""
+        if not self._complete:
+            raise RegistryIncomplete(
+                "the rule registry was read before the rules were loaded: import compiler.pipeline "
+                "(which imports every module that defines rules) before asking it"
+            )
         return self
 
     def get(self, code: str) -> Rule | None:

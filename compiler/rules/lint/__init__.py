@@ -1,44 +1,5 @@
 """Lint rules: checks over a blueprint that Leviath accepts but that make runs misbehave.
 
-Importing this package registers every lint check (one module per family of checks).
+One module per family of checks; `compiler.rules.load_rule_modules` imports every module
+here, so a module that defines a rule is registered by being in this folder.
 """
-
-from . import (
-    budgets,
-    declarations,
-    deliverables,
-    edge_order,
-    escapes,
-    gates,
-    graph,
-    installation,
-    outdated,
-    outputs,
-    placeholders,
-    security,
-    seeds,
-    spawn,
-    spellings,
-    tool_policies,
-    tools,
-)
-
-__all__ = [
-    "budgets",
-    "declarations",
-    "deliverables",
-    "edge_order",
-    "escapes",
-    "gates",
-    "graph",
-    "installation",
-    "outdated",
-    "outputs",
-    "placeholders",
-    "security",
-    "seeds",
-    "spawn",
-    "spellings",
-    "tool_policies",
-    "tools",
-]

@@ -1,8 +1,5 @@
 """Structure rules: Leviath's parse and validate errors, and reference checks, over the model.
 
-Importing this package registers every structure check (one module per family of checks).
+One module per family of checks; `compiler.rules.load_rule_modules` imports every module
+here, so a module that defines a rule is registered by being in this folder.
 """
-
-from . import edges, ignored, read_paths, references, region_refs, regions, stages, terminal
-
-__all__ = ["edges", "ignored", "read_paths", "references", "region_refs", "regions", "stages", "terminal"]
