@@ -51,36 +51,50 @@ def merge_stage(ir: Blueprint, stage: Stage) -> str | None:
 
 
 def move_options(ir: Blueprint, stage: Stage, visits: Mapping[str, int], inferences: int, cap: int) -> dict[str, str]:
-    """Target → the condition the runner would take it by, for every move allowed from `stage`
-    after a visit of `inferences` inferences (cap `cap`, 0 for none), `visits` as they stand."""
+    """Target → the condition the runner would most plainly take it by (`move_reasons`)."""
+    return {target: reasons[0] for target, reasons in move_reasons(ir, stage, visits, inferences, cap).items()}
+
+
+def move_reasons(
+    ir: Blueprint, stage: Stage, visits: Mapping[str, int], inferences: int, cap: int
+) -> dict[str, tuple[str, ...]]:
+    """Target → every condition the runner could take it by (an edge's condition, or
+    `fall_through` / `merge`), for every move allowed from `stage` after a visit of
+    `inferences` inferences (cap `cap`, 0 for none), `visits` as they stand."""
     table = _table(ir, stage)
-    options: dict[str, str] = {}
+    reasons: dict[str, list[str]] = {}
+
+    def allow(target: str, condition: str) -> None:
+        found = reasons.setdefault(target, [])
+        if condition not in found:
+            found.append(condition)
+
     if stage.transitions is None:
         following = ir.next_stage(stage)
         if following is not None:
-            options.setdefault(following.name, "fall_through")
+            allow(following.name, "fall_through")
     else:
         choosable = _choosable(table, visits)
         for edge in choosable:
-            options.setdefault(edge.target, edge.condition)
+            allow(edge.target, edge.condition)
         if not choosable and table.has_normal:
             dead = _escape(table, visits, "dead_end", "error")
             if dead is not None:
-                options.setdefault(dead.target, "dead_end")
+                allow(dead.target, dead.condition)
     merge = merge_stage(ir, stage)
     if merge is not None:
-        options.setdefault(merge, "merge")
+        allow(merge, "merge")
     if cap > 0 and inferences >= cap:
         capped = table.first_edge(visits, "max_iterations")
         if capped is not None:
-            options.setdefault(capped.target, "max_iterations")
+            allow(capped.target, "max_iterations")
     stuck = _first_stuck(table, visits)
     if stuck is not None and stuck[1]:
-        options.setdefault(stuck[0], "stuck")
+        allow(stuck[0], "stuck")
     error = _escape(table, visits, "error", "dead_end")
     if error is not None:
-        options.setdefault(error.target, "error")
-    return options
+        allow(error.target, error.condition)
+    return {target: tuple(found) for target, found in reasons.items()}
 
 
 def explain_move(
@@ -191,4 +205,4 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["completion_departure", "explain_move", "merge_stage", "move_options", "offered_tools"]
+__all__ = ["completion_departure", "explain_move", "merge_stage", "move_options", "move_reasons", "offered_tools"]

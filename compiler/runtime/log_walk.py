@@ -18,7 +18,7 @@ from compiler.records import record
 from ..ir.model import Blueprint
 from .events import InferenceFinished, ToolCall
 from .leviath_log import RunLog, WorldEvent
-from .log_rules import completion_departure, explain_move, merge_stage, move_options, offered_tools
+from .log_rules import completion_departure, explain_move, move_reasons, offered_tools
 from .policy import canonical_tool
 from .tables import tables
 from .timeline import describe_event
@@ -52,7 +52,7 @@ class Step:
     fields: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-@dataclass
+@dataclass(eq=False)  # one visit is itself: two with the same counts are not the same visit
 class _Visit:
     stage: str
     number: int
@@ -90,6 +90,7 @@ class Walk:
         self.lane_since_status = 0
         self.moved_since_status = False
         self.at_status: _Visit | None = None  # the visit current at the last status
+        self.entered: list[_Visit] = []  # the visits entered since then
         self.children = set(log.children(run_id))
         self.events: list[WorldEvent] = []
 
@@ -139,24 +140,29 @@ class Walk:
             if self.departure is not None:
                 return
         assert self.visit is not None
-        self._count(event, moved=self.moved_since_status or stage != self.visit.stage)
-        if self.departure is None and stage != self.visit.stage:
+        implicit = stage != self.visit.stage
+        unplaced = self._count(event, moved=self.moved_since_status or implicit)
+        if self.departure is None and implicit:
             self._move(event, self.visit.stage, stage, recorded=None, announced=False)
+            if self.departure is None:
+                self.visit.unplaced += unplaced  # the move came in this status's pass too
         label = event.text("status") or ""
         if self.departure is None and label and label != self.status and label not in _TERMINAL:
             self.status = label
             reason = _wait_reason(event.fields.get("wait_reason"))
             self._step(event, "status", f"status: {label}{f' ({reason})' if reason else ''}")
-        self.at_status, self.moved_since_status = self.visit, False
+        self.at_status, self.moved_since_status, self.entered = self.visit, False, []
 
-    def _count(self, event: WorldEvent, *, moved: bool) -> None:
-        """Place the inferences and inline calls this status adds since the last one."""
+    def _count(self, event: WorldEvent, *, moved: bool) -> int:
+        """Place the inferences and inline calls this status adds since the last one; the
+        number of replies it could not place (they may belong to any visit since the last
+        status: each of those visits may have made them)."""
         iteration, calls = event.count("iteration"), event.count("tool_calls")
         if iteration is None:
-            return
+            return 0
         if self.iteration is None:  # the first status of a log that began mid-run: a baseline
             self.iteration, self.tool_calls, self.unmatched, self.lane_since_status = iteration, calls, 0, 0
-            return
+            return 0
         added = iteration - self.iteration
         inline = (
             calls - self.tool_calls - self.lane_since_status if calls is not None and self.tool_calls is not None else 0
@@ -166,12 +172,12 @@ class Walk:
             self.notes.append(
                 f"the run's inference count went down at line {event.line}: events were lost or it restarted"
             )
-            return
+            return 0
         matched = min(added, self.unmatched)
         self.unmatched -= matched
         unplaced = added - matched
         if unplaced == 0 and inline <= 0:
-            return
+            return 0
         visit = self.at_status if moved and self.at_status is not None else self.visit
         assert visit is not None
         text = (
@@ -180,13 +186,15 @@ class Walk:
         if inline > 0:
             text += f", {inline} tool call{'s' if inline != 1 else ''} run inline"
         if moved and unplaced:
-            visit.unplaced += unplaced
+            for spanned in dict.fromkeys([visit, *self.entered]):  # counted against no cap
+                spanned.unplaced += unplaced
             text += f" (in '{visit.stage}' or after it: the status came after the move)"
         else:
             visit.certain += unplaced
         self._step(event, "inferences", text, visit=visit, replies=unplaced, inline=max(inline, 0), placed=not moved)
         if not moved:
             self._check_cap(event, visit)
+        return unplaced if moved else 0
 
     def _on_tool_call_started(self, event: WorldEvent) -> None:
         if self.visit is None:
@@ -317,13 +325,13 @@ class Walk:
         assert stage is not None
         inferences = self.visit.certain + self.visit.unplaced + (self._unreported(event) if announced else 0)
         cap = self._cap(source)
-        options = move_options(self.ir, stage, self.visits, inferences, cap)
-        if target not in options:
+        reasons = move_reasons(self.ir, stage, self.visits, inferences, cap)
+        if target not in reasons:
             kind, message = explain_move(self.ir, stage, target, self.visits, inferences, cap)
             self._depart(event, kind, source, message)
             return
-        condition = options[target]
-        if not announced and target == merge_stage(self.ir, stage):
+        condition = reasons[target][0]
+        if not announced and "merge" in reasons[target]:
             condition = "merge"  # the hand-off Leviath makes without a transition event
         self.visits[target] = self.visits.get(target, 0) + 1
         number = self.visits[target]
@@ -333,8 +341,10 @@ class Walk:
         entered = f"enter '{target}' (visit {number})"
         if recorded is not None and recorded != number:
             entered += f"; the log numbers it visit {recorded}"
-        self._step(event, "move", f"edge {source} → {target} ({how})", entered, target=target, condition=condition)
+        fields: dict[str, Any] = {"target": target, "condition": condition, "allowed_by": list(reasons[target])}
+        self._step(event, "move", f"edge {source} → {target} ({how})", entered, **fields)
         self.visit = _Visit(target, number)
+        self.entered.append(self.visit)
 
     def _depart(self, event: WorldEvent, kind: str, stage: str, message: str) -> None:
         self.departure = Departure(event.line, kind, stage, message)
