@@ -304,7 +304,7 @@ def test_replies_a_status_cannot_place_are_not_counted_against_a_cap() -> None:
     assert "13 replies without lane tool calls (in 'draft' or after it" in render_text(check)
 
 
-def test_the_default_cap_applies_to_a_stage_without_its_own() -> None:
+def test_the_default_cap_applies_to_a_stage_without_its_own(tmp_path: Path) -> None:
     ir = blueprint('[stages.a]\navailable_tools = ["read_file"]\ntransitions = {}\n')
     log = Log("t", "a")
     for _ in range(4):
@@ -313,10 +313,9 @@ def test_the_default_cap_applies_to_a_stage_without_its_own() -> None:
     check = log.check(ir, default_max_iterations=3)
     assert check.departure is not None and check.departure.kind == "over-cap"
     assert "(the default cap: pass the daemon's default_max_iterations if it differs)" in check.departure.message
-    path = Path(os.environ.get("TMPDIR", "/tmp"))
-    events = path / "capped.events.ndjson"
+    events = tmp_path / "capped.events.ndjson"
     events.write_text("\n".join(log.lines) + "\n", encoding="utf-8")
-    source = path / "capped.leviath"
+    source = tmp_path / "capped.leviath"
     source.write_text(
         '[agent]\nname = "t"\n[stages.a]\navailable_tools = ["read_file"]\ntransitions = {}\n', encoding="utf-8"
     )
@@ -472,12 +471,12 @@ def test_the_cli_reads_a_log_from_stdin_and_refuses_options_it_cannot_honour(tmp
 # --- hostile input ---------------------------------------------------------------------------------
 
 
-def test_lines_too_long_to_keep_are_skipped_and_counted() -> None:
+def test_lines_too_long_to_keep_are_skipped_and_counted(tmp_path: Path) -> None:
     lines = Log("t", "a").lines
     check = check_log(blueprint("[stages.a]\ntransitions = {}\n"), [lines[0], None, lines[1]])
     assert check.skipped == 1 and check.skipped_lines == [2]
     data = ("x" * 5000 + "\n" + "\n".join(lines) + "\n").encode()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / "long.events.ndjson"
+    path = tmp_path / "long.events.ndjson"
     path.write_bytes(data)
     log = read_log_file(str(path), max_line=4096)
     assert log.skipped == 1 and len(log.events) == 2

@@ -18,11 +18,10 @@ log never raises on its content. `log_check` judges the chosen run against a blu
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-from compiler.records import record
+from typing import Any, NamedTuple
 
 #: The world events' tags (`#[serde(tag = "event", rename_all = "snake_case")]`).
 WORLD_EVENTS = frozenset(
@@ -56,6 +55,21 @@ GATEWAY_EVENTS: dict[str, str] = {
 }
 #: The gateway's frame about its own link to the daemon: a run's events stop while it is down.
 DAEMON_LINK = "daemon_link"
+#: The fields of each kind the check reads; the rest of a line is not kept (a log may be
+#: hundreds of megabytes). Kinds not listed (`tokens`, `context`, `renamed`, `log`) say
+#: nothing the blueprint governs: they are read, their run noted, and not kept.
+_KEPT: dict[str, tuple[str, ...]] = {
+    "spawned": ("blueprint", "parent_run_id", "parent_id"),
+    "status": ("status", "stage", "iteration", "tool_calls", "wait_reason"),
+    "stage_transition": ("from", "to", "iteration"),
+    "tool_call_started": ("call_id", "tool"),
+    "tool_call_finished": ("call_id", "tool", "ok", "summary"),
+    "completed": ("status", "final_output"),
+    "interaction": ("request",),
+}
+_POSITIONS: dict[str, dict[str, int]] = {kind: {key: i for i, key in enumerate(keys)} for kind, keys in _KEPT.items()}
+#: The longest string kept from a field (Leviath's own summaries are 200 characters).
+TEXT_LIMIT = 2000
 #: The string fields each kind must carry to be read (a line without them is skipped).
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "status": ("stage",),
@@ -71,22 +85,27 @@ class LogError(ValueError):
     run named."""
 
 
-@record
-class WorldEvent:
-    """One world event: its kind (the world event's tag), its run, its line, and its fields."""
+class WorldEvent(NamedTuple):
+    """One world event: its kind (the world event's tag), its run, its line, and the values
+    of the fields its kind is read for (`_KEPT`; None where the line had none). A tuple, so
+    that a long log takes a few hundred bytes an event."""
 
     kind: str
     run_id: str
     line: int
-    fields: dict[str, Any] = field(compare=False)
+    values: tuple[Any, ...]
+
+    def get(self, key: str) -> Any:
+        position = _POSITIONS[self.kind].get(key)
+        return None if position is None else self.values[position]
 
     def text(self, key: str) -> str | None:
-        value = self.fields.get(key)
+        value = self.get(key)
         return value if isinstance(value, str) else None
 
     def count(self, key: str) -> int | None:
         """A whole number field (a JSON `true` is not one)."""
-        value = self.fields.get(key)
+        value = self.get(key)
         return value if type(value) is int and value >= 0 else None
 
 
@@ -165,13 +184,15 @@ def read_log(lines: Iterable[str | bytes | None]) -> RunLog:
             _skip(log, number)
             continue
         kind, run_id = found
-        event = WorldEvent(kind, run_id, number, data)
-        log.events.append(event)
         info = log.runs.setdefault(run_id, RunInfo(run_id, number))
-        agent = event.text("agent_id")
-        if agent is not None:
+        agent = data.get("agent_id")
+        if isinstance(agent, str):
             info.agent_id = info.agent_id or agent
             agents.setdefault(agent, run_id)
+        if kind not in _KEPT:
+            continue
+        event = WorldEvent(sys.intern(kind), info.run_id, number, _kept(kind, data))
+        log.events.append(event)
         if kind == "spawned":
             info.spawned = True
             info.blueprint = event.text("blueprint")
@@ -180,6 +201,25 @@ def read_log(lines: Iterable[str | bytes | None]) -> RunLog:
                 parent = agents.get(event.text("parent_id") or "")
             info.parent = parent
     return log
+
+
+def _kept(kind: str, data: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of the fields of a line the check reads, long strings cut, the final
+    output and an interaction request reduced to what is shown of them."""
+    return tuple(_value(key, data.get(key)) for key in _KEPT[kind])
+
+
+def _value(key: str, value: Any) -> Any:
+    if key == "final_output":
+        return None if value is None else True  # whether one was submitted, not its text
+    if key in ("request", "wait_reason"):
+        shown = ("kind", "prompt", "tool_name") if key == "request" else ("reason", "outstanding")
+        return {k: _cut(v) for k, v in value.items() if k in shown} if isinstance(value, dict) else None
+    return _cut(value)
+
+
+def _cut(value: Any) -> Any:
+    return value[:TEXT_LIMIT] if isinstance(value, str) and len(value) > TEXT_LIMIT else value
 
 
 def _skip(log: RunLog, number: int) -> None:

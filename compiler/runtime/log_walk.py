@@ -92,13 +92,22 @@ class Walk:
         self.at_status: _Visit | None = None  # the visit current at the last status
         self.entered: list[_Visit] = []  # the visits entered since then
         self.children = set(log.children(run_id))
-        self.events: list[WorldEvent] = []
+        #: The line of each transition → the run's next status after it (`_unreported`).
+        self.next_status: dict[int, WorldEvent] = {}
 
     # --- the walk --------------------------------------------------------------------------------
 
     def run(self) -> int:
         """Walk the run's events (and its children's ends); the number left unread."""
-        events = self.events = [e for e in self.log.events if e.run_id == self.run_id or e.run_id in self.children]
+        events = [e for e in self.log.events if e.run_id == self.run_id or e.run_id in self.children]
+        following: WorldEvent | None = None
+        for event in reversed(events):  # each transition's next status of the run, in one pass
+            if event.run_id != self.run_id:
+                continue
+            if event.kind == "stage_transition" and following is not None:
+                self.next_status[event.line] = following
+            elif event.kind == "status":
+                following = event
         for index, event in enumerate(events):
             if self.departure is not None or self.outcome is not None:
                 return sum(1 for e in events[index:] if e.run_id == self.run_id)
@@ -149,7 +158,7 @@ class Walk:
         label = event.text("status") or ""
         if self.departure is None and label and label != self.status and label not in _TERMINAL:
             self.status = label
-            reason = _wait_reason(event.fields.get("wait_reason"))
+            reason = _wait_reason(event.get("wait_reason"))
             self._step(event, "status", f"status: {label}{f' ({reason})' if reason else ''}")
         self.at_status, self.moved_since_status, self.entered = self.visit, False, []
 
@@ -221,7 +230,7 @@ class Walk:
         batch, call = found
         summary = event.text("summary") or ""
         marker = _MARKER.match(summary.lstrip())
-        call[2] = marker.group(1) if marker else ("ok" if event.fields.get("ok") is True else "error")
+        call[2] = marker.group(1) if marker else ("ok" if event.get("ok") is True else "error")
         call[3] = summary
         batch.finished += 1
 
@@ -249,8 +258,7 @@ class Walk:
         pushed), so a cap reached by it is judged with them, as an upper bound."""
         if self.iteration is None:
             return 0
-        later = (e for e in self.events if e.line > event.line and e.run_id == self.run_id and e.kind == "status")
-        status = next(later, None)
+        status = self.next_status.get(event.line)
         count = status.count("iteration") if status is not None else None
         return max(0, count - self.iteration - self.unmatched) if count is not None else 0
 
@@ -260,7 +268,7 @@ class Walk:
         assert self.visit is not None
         status, stage = event.text("status") or "", self.visit.stage
         if status == "complete":
-            final = event.fields.get("final_output") is not None
+            final = event.get("final_output") is not None
             why = completion_departure(self.ir, self.ir.stage(stage), self.visits, final)  # type: ignore[arg-type]
             if why is not None:
                 self._depart(event, "completion", stage, why)
@@ -270,7 +278,7 @@ class Walk:
         self._step(event, "end", f"{mark} {status} in '{stage}'", status=status)
 
     def _on_interaction(self, event: WorldEvent) -> None:
-        request = event.fields.get("request")
+        request = event.get("request")
         request = request if isinstance(request, dict) else {}
         kind, prompt, tool = (request.get(k) for k in ("kind", "prompt", "tool_name"))
         what = f"approve tool '{tool}'" if isinstance(tool, str) else _short(prompt if isinstance(prompt, str) else "")
