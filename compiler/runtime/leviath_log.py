@@ -103,7 +103,7 @@ class WorldEvent(NamedTuple):
         value = self.get(key)
         return value if isinstance(value, str) else None
 
-    def count(self, key: str) -> int | None:
+    def whole(self, key: str) -> int | None:
         """A whole number field (a JSON `true` is not one)."""
         value = self.get(key)
         return value if type(value) is int and value >= 0 else None

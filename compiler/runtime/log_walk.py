@@ -166,7 +166,7 @@ class Walk:
         """Place the inferences and inline calls this status adds since the last one; the
         number of replies it could not place (they may belong to any visit since the last
         status: each of those visits may have made them)."""
-        iteration, calls = event.count("iteration"), event.count("tool_calls")
+        iteration, calls = event.whole("iteration"), event.whole("tool_calls")
         if iteration is None:
             return 0
         if self.iteration is None:  # the first status of a log that began mid-run: a baseline
@@ -249,7 +249,7 @@ class Walk:
                 f"the run left '{source}', but by the log it was in '{self.visit.stage}'",
             )
             return
-        self._move(event, source, target, recorded=event.count("iteration"), announced=True)
+        self._move(event, source, target, recorded=event.whole("iteration"), announced=True)
         self.moved_since_status = True
 
     def _unreported(self, event: WorldEvent) -> int:
@@ -259,7 +259,7 @@ class Walk:
         if self.iteration is None:
             return 0
         status = self.next_status.get(event.line)
-        count = status.count("iteration") if status is not None else None
+        count = status.whole("iteration") if status is not None else None
         return max(0, count - self.iteration - self.unmatched) if count is not None else 0
 
     def _on_completed(self, event: WorldEvent) -> None:
