@@ -118,7 +118,7 @@ class Walk:
         return 0
 
     def _ignore(self, event: WorldEvent) -> None:
-        """Tokens, context size, titles and log lines say nothing the blueprint governs."""
+        """A kind the walk reads nothing from (`read_log` keeps only the kinds it reads)."""
 
     def _start(self, event: WorldEvent, stage: str | None) -> None:
         """The run's first visit, at its first event; a root run starts in the first stage."""
