@@ -1,7 +1,8 @@
 """Tampered and endless inputs through the library: only the documented errors escape.
 
-- NDJSON event streams: any line is read or skipped and counted, never an exception; a
-  `type` that is not a string is a skipped line; lines end at `\\n` only.
+- NDJSON event streams: any line is read or skipped and counted, never an exception (SSE,
+  partial-message, whole-message and junk lines mixed in any order included); a `type` that
+  is not a string is a skipped line; lines end at `\\n` only.
 - Run states: `RunState.from_json` refuses negative counters and a non-finite clock with a
   `StateError` naming the field; any tampered state is a state or a `StateError`.
 - IR documents: negative limits and zero stuck thresholds are an `IRError` naming the field;
@@ -125,6 +126,72 @@ def test_any_stream_is_read_or_skipped_never_an_exception(objects: list[Any]) ->
     lines = [o if isinstance(o, str) else json.dumps(o) for o in objects]
     events, skipped = read_events(lines)
     assert skipped <= len(lines)
+    ir = review_loop()
+    state, _ = start(ir)
+    for event in events:  # whatever the reader made, the runner accepts
+        state, _ = step(ir, state, event)
+
+
+_STREAM_TYPES = st.sampled_from(
+    [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+        "assistant",
+        "user",
+        "tool_use",
+        "tool_result",
+        "result",
+    ]
+)
+_stream_objects = st.builds(
+    lambda kind, extra: {**extra, "type": kind}, _STREAM_TYPES, st.dictionaries(KEYS, json_values, max_size=4)
+)
+_message_ids = st.sampled_from(["m1", "m2", None])
+_blocks = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=6)),
+    st.builds(
+        lambda i, n: {"type": "tool_use", "id": i, "name": n, "input": {}},
+        st.sampled_from(["t1", "t2"]),
+        st.sampled_from(["Write", "Bash", "x"]),
+    ),
+    json_values,
+)
+_assistant_lines = st.builds(
+    lambda i, blocks: {"type": "assistant", "message": {"id": i, "content": blocks}},
+    _message_ids,
+    st.lists(_blocks, max_size=3),
+)
+_wrapped = st.builds(lambda event: {"type": "stream_event", "event": event}, _stream_objects)
+_sse_lines = st.one_of(
+    st.builds(lambda o: "data: " + json.dumps(o), _stream_objects | _wrapped | _assistant_lines),
+    st.builds(lambda t: "data: " + t, st.text(max_size=10)),
+    st.sampled_from(["", "event: message_start", "event: ping", "id: 7", "retry: 10", ": keep-alive", "data", "data:"]),
+)
+_mixed_lines = st.lists(
+    st.one_of(
+        _sse_lines,
+        st.builds(json.dumps, _stream_objects | _wrapped | _assistant_lines),
+        st.text(max_size=12),
+        st.builds(lambda o: json.dumps(o), json_values),
+    ).map(lambda line: line.replace("\n", " ")),  # one line each
+    max_size=14,
+)
+
+
+@BOUNDED
+@given(_mixed_lines)
+def test_any_mix_of_sse_partial_whole_and_junk_lines_is_read_or_skipped(lines: list[str]) -> None:
+    reader = StreamReader()
+    events = [event for line in lines for event in reader.feed_line(line)] + reader.finish()
+    assert reader.skipped <= len(lines) and len(reader.skipped_lines) == reader.skipped
+    assert all(1 <= n <= len(lines) for n in reader.skipped_lines)
+    assert read_events("\n".join(lines)) == (events, reader.skipped)  # one string reads the same
     ir = review_loop()
     state, _ = start(ir)
     for event in events:  # whatever the reader made, the runner accepts

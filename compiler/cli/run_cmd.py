@@ -1,10 +1,14 @@
 """`blueprint run PATH --events FILE.ndjson`: drive the stage-runner over a recorded event stream.
 
-The events are NDJSON: our native runner events, a Claude/Anthropic `stream-json` stream, or
-both interleaved (see docs/runner.md). Prints the timeline, or `--format json` for the same
-as data. Exit status: 0 when the run completed; 1 when it failed, was cancelled, or the
-events ran out before it ended (the last line says which), and when the blueprint has errors
-(its diagnostics go to stderr); 2 on a usage or I/O error.
+The events are NDJSON: our native runner events, a Claude/Anthropic `stream-json` stream (or
+its raw SSE), or both interleaved — an agent stream, replayed through the runner — or a log
+of Leviath's own world events, checked against the blueprint (see docs/runner.md). Which one
+a file is, is read from its first telling line, or given with `--events-format`. Prints the
+timeline, or `--format json` for the same as data. Exit status, for an agent stream: 0 when
+the run completed; 1 when it failed, was cancelled, or the events ran out before it ended
+(the last line says which). For a Leviath log: 0 when the run stayed within the blueprint, 1
+at the first departure. Either way 1 when the blueprint has errors (its diagnostics go to
+stderr), and 2 on a usage or I/O error.
 """
 
 from __future__ import annotations
@@ -28,6 +32,14 @@ from .options import default_max_iterations_option, format_option
     type=click.Path(dir_okay=False, path_type=Path),
     help="The recorded event stream (NDJSON; '-' reads stdin).",
 )
+@click.option(
+    "--events-format",
+    type=click.Choice(["auto", "agent", "leviath"]),
+    default="auto",
+    show_default=True,
+    help="What the events are: an agent stream (native, stream-json, SSE) or a Leviath world-event log.",
+)
+@click.option("--run-id", help="The run of a Leviath log to check (default: its one root run of the blueprint).")
 @format_option
 @click.option("--unattended", is_flag=True, help="Approve auto_approve interaction points without asking.")
 @click.option(
@@ -42,15 +54,18 @@ def command(
     ctx: click.Context,
     path: Path,
     events_path: Path,
+    events_format: str,
+    run_id: str | None,
     output_format: str,
     unattended: bool,
     scenario_path: Path | None,
     default_max_iterations: int | None,
 ) -> None:
-    """Drive the stage-runner over a recorded event stream and print the timeline."""
+    """Drive the stage-runner over a recorded event stream and print the timeline, or check a
+    Leviath run log (its world events) against the blueprint."""
     from ..pipeline import validate_bytes
     from ..render.text import render_report
-    from ..runtime.streamfile import read_event_file
+    from ..runtime.leviath_log import RunLog
     from ..runtime.timeline import render_json, render_text, replay
 
     data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
@@ -61,14 +76,16 @@ def command(
         ctx.exit(EXIT_FINDINGS)
 
     stdin = str(events_path) == "-"
-    try:
-        # Bounded: a regular file or a pipe, long lines skipped and counted, a size limit.
-        skipped_lines: list[int] = []
-        events, skipped = read_event_file(stdin_buffer() if stdin else events_path, skipped_lines=skipped_lines)
-    except OSError as exc:
-        raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
-
+    shown = "<stdin>" if stdin else str(events_path)
     ir = result.blueprint
+    recorded = read_recording(None if stdin else events_path, shown, events_format)
+    if isinstance(recorded, RunLog):
+        _refuse_agent_options(shown, unattended=unattended, scenario=scenario_path is not None)
+        check_run_log(ctx, ir, recorded, run_id, output_format, settings.default_max_iterations)
+        return
+    if run_id is not None:
+        raise CliError(f"--run-id chooses a run of a Leviath log, and '{shown}' is an agent stream")
+    events, skipped, skipped_lines = recorded
     trace = replay(
         ir,
         events,
@@ -89,6 +106,49 @@ def command(
             settings.default_max_iterations,
         )
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
+
+
+def read_recording(path: Path | None, shown: str, events_format: str):
+    """The recorded stream at `path` (None: standard input): a Leviath `RunLog`, or an agent
+    stream's `(events, skipped, skipped line numbers)`. Bounded: a regular file or a pipe,
+    long lines skipped and counted, a size limit."""
+    from ..runtime.leviath_log import read_log
+    from ..runtime.streamfile import LEVIATH_LOG, decoded, open_lines, read_event_lines, sniff_format
+
+    try:
+        with open_lines(stdin_buffer() if path is None else path) as lines:
+            kind, lines = sniff_format(lines) if events_format == "auto" else (events_format, lines)
+            if kind == LEVIATH_LOG:
+                return read_log(decoded(lines))
+            skipped_lines: list[int] = []
+            events, skipped = read_event_lines(lines, skipped_lines=skipped_lines)
+            return events, skipped, skipped_lines
+    except OSError as exc:
+        raise CliError(f"cannot read '{shown}': {exc.strerror or exc}") from exc
+
+
+def _refuse_agent_options(shown: str, *, unattended: bool, scenario: bool) -> None:
+    """Options of a replay that a log check has no use for are an error, not ignored."""
+    for given, option in ((unattended, "--unattended"), (scenario, "--save-scenario")):
+        if given:
+            raise CliError(f"{option} applies to an agent stream, and '{shown}' is a Leviath run log")
+
+
+def check_run_log(
+    ctx: click.Context, ir, log, run_id: str | None, output_format: str, default_max_iterations: int
+) -> None:
+    """Check a Leviath log's run against the blueprint: the timeline up to the first departure,
+    the finding; exit 1 at a departure."""
+    from ..runtime.leviath_log import LogError
+    from ..runtime.log_check import check_log, render_json, render_text
+
+    try:
+        check = check_log(ir, log, run_id=run_id, default_max_iterations=default_max_iterations)
+    except LogError as exc:
+        hint = " (--run-id)" if "choose one" in str(exc) else ""
+        raise CliError(f"{exc}{hint}") from exc
+    emit(render_json(check) if output_format == "json" else render_text(check))
+    ctx.exit(EXIT_OK if check.ok else EXIT_FINDINGS)
 
 
 def save_scenario(

@@ -5,18 +5,23 @@ One JSON object per line. A line with an `"event"` key is a native runner event
 
 * streaming API events — `message_start`, `content_block_start` (`text` / `tool_use`),
   `content_block_delta` (`text_delta` / `input_json_delta`), `content_block_stop`,
-  `message_stop`, `error` — also when wrapped as `{"type": "stream_event", "event": …}`;
+  `message_stop`, `error` — also when wrapped as `{"type": "stream_event", "event": …}`, and
+  also as raw server-sent events (`event:` / `data:` lines, see `sse`);
 * whole messages — `{"type": "assistant", "message": {…}}` (several lines with one message id
   are one message) and `{"type": "user", "message": {…}}` carrying `tool_result` blocks;
   top-level `tool_use` / `tool_result` objects; `result` (the end of a session).
 
-One assistant message is one inference. Its tool calls wait for their `tool_result`s (which
-give each call's outcome) and the inference is emitted once they are all in, or when the next
-message starts. Claude Code tool names are mapped to the reference's (`Write` → `write_file`,
-`Bash` → `shell`, …). Lines that are not JSON, or are JSON of no known shape, are counted in
-`skipped` and otherwise ignored: a stream never makes the reader fail (a line of any shape,
-a `type` that is not a string included). `streamfile.read_event_file` reads a stream from a
-file or a pipe within size bounds.
+One assistant message is one inference, however many times it is recorded: a stream recorded
+with partial messages carries each message as streaming events and again as whole `assistant`
+lines with the same message id, and the two are merged (a tool call by its id, the n-th text
+block with the n-th; the whole message's version wins). Its tool calls wait for their
+`tool_result`s (which give each call's outcome) and the inference is emitted once they are all
+in, or when the next message starts. Claude Code tool names are mapped to the reference's
+(`Write` → `write_file`, `Bash` → `shell`, …). Lines that are not JSON, or are JSON of no
+known shape, are counted in `skipped` and otherwise ignored (SSE framing — `event:`, `id:`,
+`retry:`, comments, blank lines — is not junk and is not counted): a stream never makes the
+reader fail (a line of any shape, a `type` that is not a string included).
+`streamfile.read_event_file` reads a stream from a file or a pipe within size bounds.
 """
 
 from __future__ import annotations
@@ -24,10 +29,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
+from . import sse
 from .events import (
     ChildFinished,
     ChildStarted,
@@ -38,8 +42,8 @@ from .events import (
     Tick,
     ToolCall,
     event_from_dict,
-    number,
 )
+from .messages import Call, Message, dict_at, path_of, result_text, str_at, time_of
 
 #: Claude Code's tool names → the reference's.
 CLAUDE_CODE_TOOLS: dict[str, str] = {
@@ -82,28 +86,6 @@ _STREAM_TYPES = frozenset(
 )
 
 
-@dataclass
-class _Call:
-    id: str
-    name: str
-    input: Any = None
-    partial: str = ""
-    outcome: str | None = None
-    result: str | None = None
-
-
-@dataclass
-class _Message:
-    id: str | None
-    text: list[str] = field(default_factory=list)
-    calls: list[_Call] = field(default_factory=list)
-    #: Content blocks by stream index (streamed messages only): a call, or the block's place in
-    #: `text`. The index is whatever JSON value the stream gave.
-    blocks: dict[Any, _Call | int] = field(default_factory=dict)
-    #: When the message (or its last tool result) was last seen.
-    now: float | None = None
-
-
 class StreamReader:
     """Turns NDJSON lines into runner events, one line at a time (keeps state between lines)."""
 
@@ -113,10 +95,12 @@ class StreamReader:
         #: The 1-based numbers of the lines `feed_line` skipped (blank lines count as lines).
         self.skipped_lines: list[int] = []
         self._line = 0
-        self._open: _Message | None = None
-        self._awaiting: _Message | None = None
+        self._open: Message | None = None
+        self._awaiting: Message | None = None
         self._closed_ids: set[str] = set()
         self._now: float | None = None
+        #: The server-sent event being read.
+        self._sse = sse.EventBuffer()
 
     # --- input ------------------------------------------------------------------------------------
 
@@ -125,15 +109,21 @@ class StreamReader:
         if not isinstance(line, (str, bytes, bytearray)):
             raise TypeError(f"feed_line takes one line as str or bytes, not {type(line).__name__}")
         self._line += 1
-        if not line.strip():
+        framing = sse.field(line)
+        if framing is not None:
+            self._sse.add(*framing, self._line)
             return []
+        events = self._dispatch_sse()  # an event whose blank line never came ends here
+        if not line.strip():
+            return events
         before = self.skipped
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             self.skipped += 1
             data = None
-        events = self.feed(data) if self.skipped == before else []
+        if self.skipped == before:
+            events += self.feed(data)
         if self.skipped > before:
             self.skipped_lines.append(self._line)
         return events
@@ -149,7 +139,7 @@ class StreamReader:
         if not isinstance(data, dict):
             self.skipped += 1
             return []
-        self._now = _time_of(data)
+        self._now = time_of(data)
         if "event" in data and isinstance(data["event"], str):
             return self._native(data)
         kind = data.get("type")
@@ -173,7 +163,32 @@ class StreamReader:
 
     def finish(self) -> list[Event]:
         """The end of the stream: whatever is still pending becomes an inference."""
-        return self._close_open() + self._flush_awaiting()
+        return self._dispatch_sse() + self._close_open() + self._flush_awaiting()
+
+    # --- server-sent events ---------------------------------------------------------------------
+
+    def _dispatch_sse(self) -> list[Event]:
+        """The server-sent event read so far, at its blank line or when a line of another
+        kind comes: its data is read as one stream line."""
+        pending = self._sse.take()
+        if pending is None:
+            return []
+        text, name, line = pending
+        before = self.skipped
+        events: list[Event] = []
+        try:
+            if text is None:
+                raise ValueError("too long")
+            payload = json.loads(text)
+        except (ValueError, RecursionError):
+            self.skipped += 1
+        else:
+            if isinstance(payload, dict) and "type" not in payload and "event" not in payload and name:
+                payload = {**payload, "type": name}  # the event's name says what the data is
+            events = self.feed(payload)
+        if self.skipped > before:
+            self.skipped_lines.append(line)
+        return events
 
     # --- native lines -----------------------------------------------------------------------------
 
@@ -190,10 +205,13 @@ class StreamReader:
     # --- streamed messages ---------------------------------------------------------------------------
 
     def _on_message_start(self, data: dict[str, Any]) -> list[Event]:
-        message = _dict_at(data, "message")
-        out = self._close_open() + self._flush_awaiting()
-        self._open = _Message(id=_str_at(message, "id"))
-        self._absorb(self._open, message.get("content"))
+        message = dict_at(data, "message")
+        message_id = str_at(message, "id")
+        out: list[Event] = []
+        if self._open is None or message_id is None or self._open.id != message_id:
+            out = self._close_open() + self._flush_awaiting()
+            self._open = Message(id=message_id)
+        self._absorb(self._open, message.get("content"), whole=False)
         return out
 
     def _on_content_block_start(self, data: dict[str, Any]) -> list[Event]:
@@ -204,45 +222,47 @@ class StreamReader:
         message = self._ensure_open()
         index = data.get("index", len(message.blocks))
         if call is not None:
-            message.calls.append(call)
-            message.blocks[index] = call
+            message.add_call(call)
+            message.blocks[index] = next(c for c in message.calls if c.id == call.id)
         else:
-            message.text.append(_str_at(block, "text") or "")
-            message.blocks[index] = len(message.text) - 1
+            message.streamed_text.append(str_at(block, "text") or "")
+            message.blocks[index] = len(message.streamed_text) - 1
         return []
 
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[Event]:
         message = self._streaming()
-        delta = _dict_at(data, "delta")
+        delta = dict_at(data, "delta")
         target = message.blocks.get(data.get("index"))
         if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
             if isinstance(target, int):
-                message.text[target] += delta["text"]
+                message.streamed_text[target] += delta["text"]
             else:
-                message.text.append(delta["text"])
-        elif delta.get("type") == "input_json_delta" and isinstance(target, _Call):
+                message.streamed_text.append(delta["text"])
+        elif delta.get("type") == "input_json_delta" and isinstance(target, Call):
             target.partial += delta.get("partial_json") or ""
         return []
 
     def _on_content_block_stop(self, data: dict[str, Any]) -> list[Event]:
         message = self._streaming()
         target = message.blocks.get(data.get("index"))
-        if isinstance(target, _Call) and target.partial:
+        if isinstance(target, Call) and target.partial:
             try:
-                target.input = json.loads(target.partial)
+                parsed = json.loads(target.partial)
             except (ValueError, RecursionError):
-                target.input = None
+                parsed = None
+            if parsed or not target.input:  # never over the whole message's arguments
+                target.input = parsed
         return []
 
     def _on_message_stop(self, data: dict[str, Any]) -> list[Event]:
         return self._close_open()
 
     def _on_error(self, data: dict[str, Any]) -> list[Event]:
-        error = _dict_at(data, "error")
-        message = _str_at(error, "message")
+        error = dict_at(data, "error")
+        message = str_at(error, "message")
         if message is None:
             message = "stream error"
-        kind = ERROR_KINDS.get(_str_at(error, "type") or "", "error")
+        kind = ERROR_KINDS.get(str_at(error, "type") or "", "error")
         self._open = None  # a failed request produced no reply
         return self._flush_awaiting() + [InferenceFailed(message=message, kind=kind, now=self._now)]
 
@@ -252,14 +272,19 @@ class StreamReader:
         message = data.get("message")
         if not isinstance(message, dict):
             raise ValueError("no message")
-        message_id = _str_at(message, "id")
-        if message_id is not None and message_id in self._closed_ids:
-            return []  # already read from its stream events
+        message_id = str_at(message, "id")
+        target: Message | None = None
+        if message_id is not None:
+            for pending in (self._open, self._awaiting):  # streamed, or an earlier line of it
+                if pending is not None and pending.id == message_id:
+                    target = pending
+            if target is None and message_id in self._closed_ids:
+                return []  # already read (from its stream events) and emitted
         out: list[Event] = []
-        if self._open is None or message_id is None or self._open.id != message_id:
+        if target is None:
             out = self._close_open() + self._flush_awaiting()
-            self._open = _Message(id=message_id)
-        self._absorb(self._open, message.get("content"))
+            self._open = target = Message(id=message_id)
+        self._absorb(target, message.get("content"), whole=True)
         return out
 
     def _on_user(self, data: dict[str, Any]) -> list[Event]:
@@ -272,8 +297,8 @@ class StreamReader:
         return out + self._emit_if_answered()
 
     def _on_tool_use(self, data: dict[str, Any]) -> list[Event]:
-        call = self._call(data)
-        self._ensure_open().calls.append(call)
+        call = self._call(data)  # before a message is opened for it: a bad call opens none
+        self._ensure_open().add_call(call)
         return []
 
     def _on_tool_result(self, data: dict[str, Any]) -> list[Event]:
@@ -284,7 +309,7 @@ class StreamReader:
     def _on_result(self, data: dict[str, Any]) -> list[Event]:
         out = self.finish()
         if data.get("is_error") is True:
-            text = _str_at(data, "result")
+            text = str_at(data, "result")
             out.append(InferenceFailed(message=text or str(data.get("subtype") or "the session failed"), now=self._now))
         return out
 
@@ -297,36 +322,38 @@ class StreamReader:
             if message is not None:
                 message.now = self._now
 
-    def _streaming(self) -> _Message:
+    def _streaming(self) -> Message:
         if self._open is None:
             raise ValueError("a content block outside a message")
         return self._open
 
-    def _ensure_open(self) -> _Message:
+    def _ensure_open(self) -> Message:
         if self._open is None:
-            self._open = _Message(id=None)
+            self._open = Message(id=None)
         return self._open
 
-    def _call(self, block: dict[str, Any]) -> _Call:
+    def _call(self, block: dict[str, Any]) -> Call:
         name = block.get("name")
         if not isinstance(name, str):
             raise ValueError("a tool call without a name")
-        call_id = _str_at(block, "id")
+        call_id = str_at(block, "id")
         if call_id is None:
             call_id = f"call-{id(block)}"
-        return _Call(id=call_id, name=self.tool_names.get(name, name), input=block.get("input"))
+        return Call(id=call_id, name=self.tool_names.get(name, name), input=block.get("input"))
 
-    def _absorb(self, message: _Message, content: Any) -> None:
+    def _absorb(self, message: Message, content: Any, *, whole: bool) -> None:
+        """The content of a message line: text blocks (as whole or as streamed text) and calls."""
+        text = message.whole_text if whole else message.streamed_text
         if isinstance(content, str):
-            message.text.append(content)
+            text.append(content)
             return
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
-                message.text.append(block["text"])
+                text.append(block["text"])
             elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                message.calls.append(self._call(block))
+                message.add_call(self._call(block))
 
     def _result(self, block: dict[str, Any]) -> None:
         call_id = block.get("tool_use_id")
@@ -336,7 +363,7 @@ class StreamReader:
             return
         if self._now is not None and self._awaiting is not None:
             self._awaiting.now = self._now
-        text = _result_text(block.get("content"))
+        text = result_text(block.get("content"))
         marker = _MARKER.match(text.lstrip())
         call.outcome = marker.group(1) if marker else ("error" if block.get("is_error") is True else "ok")
         call.result = text
@@ -349,7 +376,7 @@ class StreamReader:
             self._closed_ids.add(message.id)
         if not message.calls:
             when = message.now if message.now is not None else self._now
-            return self._flush_awaiting() + [InferenceFinished(text="".join(message.text), now=when)]
+            return self._flush_awaiting() + [InferenceFinished(text=message.text, now=when)]
         out = self._flush_awaiting()
         self._awaiting = message
         return out
@@ -366,57 +393,13 @@ class StreamReader:
         calls = tuple(
             ToolCall(
                 name=c.name,
-                path=_path(c.input),
+                path=path_of(c.input),
                 outcome=c.outcome or "error",
                 result=c.result if c.outcome is not None else "[error] no result was recorded",
             )
             for c in message.calls
         )
-        return [InferenceFinished(text="".join(message.text), tool_calls=calls, now=message.now)]
-
-
-def _path(arguments: Any) -> str | None:
-    if not isinstance(arguments, dict):
-        return None
-    for key in ("path", "file_path", "notebook_path"):
-        path = _str_at(arguments, key)
-        if path is not None:
-            return path
-    return None
-
-
-def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
-    """`data[key]` when it is an object, else an empty one (a stream line of another shape)."""
-    value = data.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def _str_at(data: dict[str, Any], key: str) -> str | None:
-    """`data[key]` when it is a string."""
-    value = data.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
-
-
-def _time_of(data: dict[str, Any]) -> float | None:
-    """`now` (seconds) if the line has one, else an ISO-8601 `timestamp` as epoch seconds."""
-    now = number(data.get("now"))
-    if now is not None:
-        return now
-    stamp = data.get("timestamp")
-    if isinstance(stamp, str):
-        try:
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
+        return [InferenceFinished(text=message.text, tool_calls=calls, now=message.now)]
 
 
 def read_events(
