@@ -175,15 +175,31 @@ def test_malformed_messages_are_survived() -> None:
     assert replies[5]["result"] is None
 
 
-def test_without_the_extra_the_command_says_what_to_install() -> None:
+def test_an_environment_without_pygls_is_told_how_to_mend_it() -> None:
     probe = textwrap.dedent(
         """
         import sys
-        sys.modules["pygls"] = None  # as if the [lsp] extra were not installed
+        sys.modules["pygls"] = None  # as if it had been uninstalled from the environment
         from compiler.cli.main import main
         main(["lsp"])
         """
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2
-    assert "agent-blueprint-compiler[lsp]" in done.stderr and "Traceback" not in done.stderr
+    assert "pip install --force-reinstall agent-blueprint-compiler" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_base_install_brings_the_language_server_and_the_watcher() -> None:
+    """As ruff ships its server and watch mode: no extra to remember (the README installs `.`)."""
+    import tomllib
+    from importlib.metadata import requires
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    names = {entry.split(">")[0].split("=")[0].split("<")[0].strip() for entry in declared}
+    assert {"pygls", "lsprotocol", "watchfiles"} <= names
+    installed = [r for r in requires("agent-blueprint-compiler") or () if "extra ==" not in r]
+    assert {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in installed} >= {
+        "pygls",
+        "lsprotocol",
+        "watchfiles",
+    }

@@ -109,7 +109,7 @@ def test_without_watchfiles_the_exit_is_2_with_the_install_line(tmp_path: Path) 
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "Error: --watch needs the watchfiles package, which is not installed: "
-        "pip install 'agent-blueprint-compiler[watch]'"
+        "reinstall agent-blueprint-compiler (pip install --force-reinstall agent-blueprint-compiler)"
     )
     assert done.stdout == ""
 

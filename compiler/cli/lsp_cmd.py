@@ -1,7 +1,7 @@
 """`blueprint lsp`: the language server, over standard input and output.
 
-It needs the `[lsp]` extra (pygls, lsprotocol); without it the command says how to install it
-and exits with 2. Editors start it themselves (see docs/editors.md); it is not meant to be
+It needs pygls and lsprotocol, which the install brings; in an environment that lost them the
+command says how to put them back and exits with 2. Editors start it themselves (see docs/editors.md); it is not meant to be
 typed at a terminal.
 """
 
@@ -11,7 +11,7 @@ import click
 
 from .errors import CliError
 
-INSTALL_HINT = "pip install 'agent-blueprint-compiler[lsp]'"
+INSTALL_HINT = "reinstall agent-blueprint-compiler (pip install --force-reinstall agent-blueprint-compiler)"
 
 
 @click.command("lsp")

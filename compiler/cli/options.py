@@ -114,5 +114,5 @@ watch_option = click.option(
     "--watch",
     is_flag=True,
     help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration "
-    "file changes (needs the [watch] extra).",
+    "file changes.",
 )

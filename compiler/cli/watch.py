@@ -5,7 +5,7 @@ known), the configuration files that apply and `.gitignore` files (they decide w
 searched). The watch covers exactly the folders a run reads from, each on its own (not
 recursively), so an excluded `node_modules` or `.venv` costs nothing; a folder created or
 removed re-computes the set. The watching is watchfiles' (inotify, FSEvents, …), an optional
-dependency: `pip install 'agent-blueprint-compiler[watch]'`.
+dependency, which the install brings (imported only here).
 
 Every run is a complete run of the command, configuration and all; an error that stops one
 (a broken configuration, no blueprint left) is reported and the watch goes on. Ctrl-C ends it
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: How long a burst of changes (an editor's save, a checkout) may last before the run starts.
 DEBOUNCE_MS = 300
 #: The install hint of the missing extra.
-INSTALL_HINT = "pip install 'agent-blueprint-compiler[watch]'"
+INSTALL_HINT = "reinstall agent-blueprint-compiler (pip install --force-reinstall agent-blueprint-compiler)"
 _CLEAR_SCREEN = "\x1b[2J\x1b[H"
 _WATCHED_NAMES = frozenset({*CONFIG_FILES, ".gitignore"})
 
