@@ -37,6 +37,12 @@ from .options import default_max_iterations_option, format_option
     help="Also write the run as a scenario whose expectations are what happened (added to FILE if it exists).",
 )
 @default_max_iterations_option
+@click.option(
+    "--temporal",
+    "temporal_address",
+    metavar="HOST:PORT",
+    help="Replay the run as a workflow on this Temporal server, with a worker in this process.",
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -46,6 +52,7 @@ def command(
     unattended: bool,
     scenario_path: Path | None,
     default_max_iterations: int | None,
+    temporal_address: str | None,
 ) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline."""
     from ..pipeline import validate_bytes
@@ -69,6 +76,11 @@ def command(
         raise CliError(f"cannot read '{'<stdin>' if stdin else events_path}': {exc.strerror or exc}") from exc
 
     ir = result.blueprint
+    if temporal_address is not None:  # the same trace, made by a workflow on that server
+        from .temporal_run import on_temporal
+
+        replay = on_temporal(temporal_address)
+
     trace = replay(
         ir,
         events,

@@ -127,7 +127,8 @@ class Driver:
         failed call, `Tick` when `action.deadline` passed first (the call is then stopped)."""
         raise NotImplementedError
 
-    async def call_route(self, action: AskRoute, view: Mapping[str, Sequence[str]]) -> str:
+    async def call_route(self, action: AskRoute, view: Mapping[str, Sequence[str]]) -> str | Event:
+        """The model's raw reply, or `InferenceFailed` for a failed call."""
         raise NotImplementedError
 
     async def call_summarizer(self, region: str, entries: list[str]) -> str | None:
@@ -165,8 +166,7 @@ class Driver:
         """The state carrying the context, the applied mark, the journal and the fan-out items."""
         data = {"context": self.context.to_dict(), "applied": self.applied, "journal": self.journal}
         data["fan_out"] = self.fan_out
-        self.state = self.state.with_host(data)
-        return self.state
+        return self.state.with_host(data)
 
     def advance(self, event: Event) -> tuple[Action, ...]:
         self.state, actions = step(self.ir, self.state, event)
@@ -215,9 +215,7 @@ class Driver:
         if isinstance(action, RunInference):
             return await self.infer(action)
         if isinstance(action, AskRoute):
-            reply = await self.journaled(action.id, "reply", lambda: self.call_route(action, self.context.view()))
-            self.context.append("conversation", f"Transitioning to: {str(reply).strip()}")
-            return RoutingAnswer(reply=str(reply), request=action.request, now=self.clock())
+            return await self.route(action)
         if isinstance(action, AskInteraction):
             return await self.ask(action)
         if isinstance(action, AwaitWorkers):
@@ -233,6 +231,19 @@ class Driver:
             entry[key] = await produce()
             self.save()
         return entry[key]
+
+    async def route(self, action: AskRoute) -> Event:
+        entry = self.journal.setdefault(action.id, {})
+        if "reply" not in entry:
+            reply = await self.call_route(action, self.context.view())
+            if not isinstance(reply, str):
+                self.journal.pop(action.id, None)
+                return reply  # the routing call failed: the runner fails the stage
+            entry["reply"] = reply
+            self.save()
+        reply = self.journal.pop(action.id)["reply"]
+        self.context.append("conversation", f"Transitioning to: {reply.strip()}")
+        return RoutingAnswer(reply=reply, request=action.request, now=self.clock())
 
     # --- an inference ---------------------------------------------------------------------------------
 

@@ -124,7 +124,8 @@ class _LocalRun(Driver):
         return self.host.clock()
 
     def save(self) -> None:
-        self.host.store.save(self.run_id, self.host_data().to_json())
+        self.state = self.host_data()
+        self.host.store.save(self.run_id, self.state.to_json())
 
     async def call_model(self, action: RunInference, view: Mapping[str, Sequence[str]]) -> ModelReply | Event:
         host = self.host
@@ -149,8 +150,11 @@ class _LocalRun(Driver):
             raise TypeError(f"the model client's infer returned {type(reply).__name__}, not a ModelReply")
         return reply
 
-    async def call_route(self, action: AskRoute, view: Mapping[str, Sequence[str]]) -> str:
-        return str(await settle(self.host.model.route(action, view)))
+    async def call_route(self, action: AskRoute, view: Mapping[str, Sequence[str]]) -> str | Event:
+        try:
+            return str(await settle(self.host.model.route(action, view)))
+        except ModelError as failure:
+            return InferenceFailed(str(failure), failure.kind, request=action.request, now=self.host.clock())
 
     async def call_summarizer(self, region: str, entries: list[str]) -> str | None:
         summarizer = self.host.summarizer
