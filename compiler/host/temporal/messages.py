@@ -181,6 +181,8 @@ class ReplayInput:
     batch: int = 0
     unused: int = 0
     history_events: int = 5000
+    #: The most events one page brings.
+    page_events: int = 500
     continued: int = 0
 
 

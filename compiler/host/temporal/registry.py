@@ -21,15 +21,16 @@ _LOCK = threading.Lock()
 _SERVED: dict[str, dict[str, Blueprint]] = {}
 
 
-def register(task_queue: str, blueprints: Iterable[Blueprint]) -> dict[str, Blueprint]:
-    """Serve `blueprints` on `task_queue` in this process; digest → blueprint."""
+def register(task_queue: str, blueprints: Iterable[Blueprint], *, add: bool = False) -> dict[str, Blueprint]:
+    """Serve `blueprints` on `task_queue` in this process, instead of what it served (or, with
+    `add`, as well); digest → blueprint."""
     table: dict[str, Blueprint] = {}
     for ir in blueprints:
         if not isinstance(ir, Blueprint):
             raise TypeError(f"a worker serves compiler.ir.model.Blueprint values, not {type(ir).__name__}")
         table[digest(ir)] = ir
     with _LOCK:
-        _SERVED[task_queue] = table
+        _SERVED[task_queue] = {**_SERVED.get(task_queue, {}), **table} if add else table
     return table
 
 

@@ -72,7 +72,7 @@ class ReplayWorkflow:
         while True:
             page: EventPage = await workflow.execute_activity(
                 READ_EVENTS,
-                args=[given.source, offset],
+                args=[given.source, offset, given.page_events],
                 activity_id=f"events/{offset}",
                 result_type=EventPage,
                 **_ACTIVITY,
@@ -157,11 +157,11 @@ class Desk:
         return source
 
     @activity.defn(name=READ_EVENTS)
-    async def read_events(self, source: str, offset: int) -> EventPage:
-        held = self.recordings[source]
+    async def read_events(self, source: str, offset: int, most: int) -> EventPage:
+        held, most = self.recordings[source], min(max(most, 1), PAGE_EVENTS)
         page: list[dict[str, Any]] = []
         size, end = 0, offset
-        while end < len(held) and len(page) < PAGE_EVENTS and (not page or size + held[end][1] <= PAGE_BYTES):
+        while end < len(held) and len(page) < most and (not page or size + held[end][1] <= PAGE_BYTES):
             page.append(held[end][0])
             size += held[end][1]
             end += 1
@@ -189,6 +189,7 @@ async def replay_recording(
     unattended: bool = False,
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
     history_events: int = 5000,
+    page_events: int = PAGE_EVENTS,
     desk: Desk | None = None,
     task_queue: str | None = None,
 ) -> tuple[Trace, ReplayOutput]:
@@ -203,7 +204,7 @@ async def replay_recording(
     desk = desk if desk is not None else Desk()
     queue = task_queue or f"blueprint-replay-{uuid.uuid4().hex}"
     source = desk.add(events)
-    register(queue, [ir])
+    register(queue, [ir], add=True)
     given = ReplayInput(
         blueprint=digest(ir),
         source=source,
@@ -212,6 +213,7 @@ async def replay_recording(
         unattended=unattended,
         default_max_iterations=default_max_iterations,
         history_events=history_events,
+        page_events=page_events,
     )
     run = client.execute_workflow(
         REPLAY_WORKFLOW, given, id=queue + "-" + source, task_queue=queue, result_type=ReplayOutput

@@ -109,9 +109,10 @@ async def start_run(
     settings: RunSettings | None = None,
     state: str | None = None,
     workflow_id: str | None = None,
+    **options: Any,
 ) -> WorkflowHandle[Any, RunOutput]:
     """Start run `run_id` of `ir` as a workflow (id `workflow_id`, else `blueprint-run-<run id>`);
-    `await handle.result()` is its `RunOutput`."""
+    `await handle.result()` is its `RunOutput`. `options` go to `Client.start_workflow`."""
     given = RunInput(
         run_id=run_id,
         blueprint=digest(ir),
@@ -127,6 +128,7 @@ async def start_run(
         id=workflow_id or f"blueprint-run-{run_id}",
         task_queue=task_queue,
         result_type=RunOutput,
+        **options,
     )
 
 
