@@ -538,7 +538,9 @@ def test_a_person_answers_through_updates_checked_against_the_outstanding_reques
             await handle.execute_update(RunWorkflow.answer, Reply(request=asked["request"] + 5, answer="Approve"))
         except WorkflowUpdateFailedError as error:
             refused.append(str(error.cause))
-        await handle.execute_update(RunWorkflow.answer, Reply(request=asked["request"], answer="Edit", edited="my plan"))
+        await handle.execute_update(
+            RunWorkflow.answer, Reply(request=asked["request"], answer="Edit", edited="my plan")
+        )
         asked = (await waiting("interaction")).action
         assert (asked["body"], asked["revised"]) == ("my plan", True)
         await handle.execute_update(RunWorkflow.answer, Reply(request=asked["request"], answer="Approve"))

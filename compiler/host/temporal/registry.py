@@ -34,6 +34,12 @@ def register(task_queue: str, blueprints: Iterable[Blueprint], *, add: bool = Fa
     return table
 
 
+def unregister(task_queue: str) -> None:
+    """Serve nothing on `task_queue` any more."""
+    with _LOCK:
+        _SERVED.pop(task_queue, None)
+
+
 def blueprint_for(task_queue: str, wanted: str, name: str = "") -> Blueprint:
     """The blueprint of digest `wanted` served on `task_queue`; `BlueprintMismatch` when there
     is none (the worker was started with another version of it)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,7 +27,7 @@ from ...ir.digest import digest
 from ...ir.model import Blueprint
 from .activities import Activities
 from .messages import RUN_WORKFLOW, RunInput, RunOutput, RunSettings
-from .registry import register
+from .registry import register, unregister
 from .workflow import FanOutItemWorkflow, RunWorkflow
 
 #: Seconds `connect` waits for a server to answer.
@@ -134,18 +135,18 @@ async def start_run(
 
 async def replay_histories(histories: Iterable[Any], blueprints: Iterable[Blueprint]) -> None:
     """Replay recorded histories (`WorkflowHistory`, as `handle.fetch_history()` gives them)
-    with this code; raises the first non-determinism error, if any."""
+    with this code and `blueprints`; raises the first non-determinism error, if any."""
     from .replay import ReplayWorkflow
 
-    histories = list(histories)
-    blueprints = list(blueprints)
-    for queue in {_task_queue(history) for history in histories}:
-        register(queue, blueprints)
-    replayer = Replayer(workflows=[RunWorkflow, FanOutItemWorkflow, ReplayWorkflow], workflow_runner=sandbox_runner())
-    for history in histories:
-        await replayer.replay_workflow(history)
-
-
-def _task_queue(history: Any) -> str:
-    started = history.events[0].workflow_execution_started_event_attributes
-    return str(started.task_queue.name)
+    # The replayer runs every workflow on the task queue `replay-<build id>`: serve the
+    # blueprints there, under a build id of this call's own.
+    build_id = f"blueprint-replay-{uuid.uuid4().hex}"
+    register(f"replay-{build_id}", blueprints)
+    replayer = Replayer(
+        workflows=[RunWorkflow, FanOutItemWorkflow, ReplayWorkflow], workflow_runner=sandbox_runner(), build_id=build_id
+    )
+    try:
+        for history in histories:
+            await replayer.replay_workflow(history)
+    finally:
+        unregister(f"replay-{build_id}")
