@@ -334,5 +334,6 @@ def action_from_dict(data: Any) -> Action:
     try:
         action: Action = codec_for(cls).decode(fields_only)
     except Invalid as exc:
-        raise ValueError(f"{name}: {exc.where()}: {exc}") from None
+        where = f"{exc.where()}: " if exc.path else ""
+        raise ValueError(f"{name}: {where}{exc}") from None
     return action
