@@ -558,6 +558,35 @@ def test_a_person_answers_through_updates_checked_against_the_outstanding_reques
     assert state.host["context"]["regions"]["plan_doc"][0].endswith("my plan")
 
 
+def test_a_cancelled_workflow_ends_its_run_cancelled(temporal_server):
+    ir = blueprint(
+        """
+        [stages.plan]
+        mode = "interactive_points"
+        [[stages.plan.interaction_points]]
+        name = "review"
+        prompt = "OK?"
+        [stages.plan.transitions]
+        """
+    )
+
+    async def cancel_while_it_waits(client, handle):
+        while await handle.query(RunWorkflow.what_waits) is None:
+            await asyncio.sleep(0.05)
+        await handle.cancel()
+
+    output = run(
+        finish(
+            temporal_server.address,
+            ir,
+            "cancelled",
+            model=Script([ModelReply(text="plan")]),
+            on_start=cancel_while_it_waits,
+        )
+    )
+    assert (output.status, output.stage) == ("cancelled", "plan")
+
+
 def test_fan_out_items_are_child_workflows_and_the_circuit_breaker_stops_dispatching(temporal_server):
     ir = blueprint(
         """
