@@ -43,7 +43,7 @@ from compiler.host.temporal import (
     start_run,
 )
 from compiler.host.temporal.replay import Desk, ReplayWorkflow, replay_recording
-from compiler.runtime import RegionChanged, RunState, start
+from compiler.runtime import RegionChanged, Resumed, RunState, start, step
 from compiler.runtime.ndjson import read_events
 from compiler.runtime.timeline import render_json, render_text, replay
 from compiler.scenarios.loader import default_blueprint, load_scenarios
@@ -585,6 +585,35 @@ def test_a_cancelled_workflow_ends_its_run_cancelled(temporal_server):
         )
     )
     assert (output.status, output.stage) == ("cancelled", "plan")
+
+
+def test_a_paused_run_ends_its_workflow_and_goes_on_from_its_state_once_resumed(temporal_server):
+    ir = blueprint(CHAIN)
+    paid = []
+
+    class Credits(Script):
+        def infer(self, action, context):
+            if not paid:
+                raise ModelError("out of credits", "credits")
+            return super().infer(action, context)
+
+    model = Credits(writes(0))
+    paused = run(finish(temporal_server.address, ir, "broke", model=model))
+    assert (paused.status, paused.stage) == ("paused", "work")
+    paid.append(True)
+    resumed, _ = step(ir, RunState.from_json(paused.state), Resumed(now=time.time()))
+
+    async def go_on():
+        client = await connect(temporal_server.address)
+        task_queue = queue()
+        async with make_worker(client, task_queue, [ir], model=model):
+            handle = await start_run(
+                client, ir, "broke", task_queue=task_queue, state=resumed.to_json(), workflow_id="blueprint-run-broke-2"
+            )
+            return await asyncio.wait_for(handle.result(), 60)
+
+    output = run(go_on())
+    assert (output.status, output.stage) == ("complete", "check")
 
 
 def test_fan_out_items_are_child_workflows_and_the_circuit_breaker_stops_dispatching(temporal_server):

@@ -276,7 +276,7 @@ class RunWorkflow:
     """One run of a blueprint (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.run_: _WorkflowRun | None = None
+        self.driver: _WorkflowRun | None = None
         #: Request number (as text) → a person's answer, accepted and not yet taken.
         self.answers: dict[str, dict[str, Any]] = {}
         #: Tool-call key → a person's word on it.
@@ -287,7 +287,7 @@ class RunWorkflow:
     async def run(self, given: RunInput) -> RunOutput:
         self.answers = dict(given.answers)
         ir = blueprint_for(workflow.info().task_queue, given.blueprint, given.run_id)
-        run = self.run_ = _WorkflowRun(self, ir, given)
+        run = self.driver = _WorkflowRun(self, ir, given)
         if given.state is None:
             options: dict[str, Any] = {"unattended": given.unattended}
             if given.default_max_iterations is not None:
@@ -322,7 +322,7 @@ class RunWorkflow:
 
     @answer.validator
     def _check_answer(self, reply: Reply) -> None:
-        run = self.run_
+        run = self.driver
         waiting = next_actions(run.ir, run.state) if run is not None else ()
         asked = next((a for a in waiting if isinstance(a, AskInteraction)), None)
         if asked is None or asked.request != reply.request:
@@ -350,7 +350,7 @@ class RunWorkflow:
 
     @workflow.query(name=STATE_QUERY)
     def state(self) -> str | None:
-        return self.run_.host_data().to_json() if self.run_ is not None else None
+        return self.driver.host_data().to_json() if self.driver is not None else None
 
 
 @workflow.defn(name=ITEM_WORKFLOW)
