@@ -14,7 +14,10 @@ One run measures, on the same inputs:
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
    round trip;
 6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
-   the server's memory over many edits (`lsp.py`).
+   the server's memory over many edits (`lsp.py`);
+7. the hosts: the reference host's overhead per step beyond `step` (MemoryStore, SqliteStore),
+   and on a Temporal server of its own the time per stage inference and runs per second with
+   several runs at once (`hosting.py`; skipped without temporalio or the `temporal` binary).
 
 `--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
 docs/performance.md explains every row. Run from the root of a checkout.
@@ -57,10 +60,15 @@ PLAN = {
     "runner_repeat": (9, 2),
     "lsp_edits": (200, 10),
     "lsp_memory_edits": (2000, 20),
+    "host_writes": (100, 10),
+    "host_repeat": (7, 1),
+    "temporal_inferences": (20, 3),
+    "temporal_concurrent": (8, 2),
+    "temporal_repeat": (3, 1),
 }
 
 
-SECTIONS = ("corpus", "process", "scaling", "check", "check-scaling", "check-tree", "runner", "lsp")
+SECTIONS = ("corpus", "process", "scaling", "check", "check-scaling", "check-tree", "runner", "lsp", "host", "temporal")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,6 +147,14 @@ def run_section(section: str, plan: dict) -> list:
         import lsp
 
         return lsp.lsp_rows(plan["lsp_edits"], plan["lsp_memory_edits"])
+    if section == "host":
+        import hosting
+
+        return hosting.host_rows(plan["host_writes"], plan["host_repeat"])
+    if section == "temporal":
+        import hosting
+
+        return hosting.temporal_rows(plan["temporal_inferences"], plan["temporal_concurrent"], plan["temporal_repeat"])
     return measure.runner_rows(plan["runner_events"], plan["runner_repeat"])
 
 

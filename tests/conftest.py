@@ -15,3 +15,7 @@ def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     (a test that wants one sets it)."""
     for name in ("NO_COLOR", "FORCE_COLOR", "BLUEPRINT_DEBUG"):
         monkeypatch.delenv(name, raising=False)
+
+
+# A real Temporal server, for the tests of the Temporal host (tests/temporal_server.py).
+from tests.temporal_server import temporal_server  # noqa: E402, F401

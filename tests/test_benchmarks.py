@@ -34,6 +34,9 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "runner: step",
         "runner: RunState",
         "lsp:",
+        "host: reference host overhead per step, MemoryStore",
+        "host: reference host overhead per step, SqliteStore",
+        "temporal:",
     ]
     for prefix in expected:
         assert any(name.startswith(prefix) for name in rows), f"no row {prefix!r}"

@@ -365,3 +365,31 @@ def test_a_run_id_that_is_no_safe_name_is_refused():
     for bad in ("../x", "", "a b", "x" * 201):
         with pytest.raises(ValueError, match="run id"):
             asyncio.run(Host(ir, model=Script([]), store=MemoryStore()).run(bad))
+
+
+def test_a_routing_call_that_fails_fails_the_stage_and_its_error_edge_catches_it():
+    ir = blueprint(
+        """
+        [stages.a]
+        [stages.a.transitions.b]
+        hint = "on"
+        [stages.a.transitions.c]
+        hint = "off"
+        [stages.a.transitions.rescue]
+        condition = "error"
+        [stages.b]
+        transitions = {}
+        [stages.c]
+        transitions = {}
+        [stages.rescue]
+        transitions = {}
+        """
+    )
+
+    class Unroutable(Script):
+        def route(self, action, context):
+            raise ModelError("no route today", "error")
+
+    result = asyncio.run(Host(ir, model=Unroutable([ModelReply(text="done"), ModelReply(text="saved")])).run("r"))
+    assert result.status == "complete" and result.stage == "rescue"
+    assert result.state.visits == {"a": 1, "rescue": 1}

@@ -113,6 +113,5 @@ def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
 watch_option = click.option(
     "--watch",
     is_flag=True,
-    help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration "
-    "file changes.",
+    help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration file changes.",
 )

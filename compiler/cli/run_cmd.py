@@ -49,6 +49,12 @@ from .options import default_max_iterations_option, format_option
     help="Also write the run as a scenario whose expectations are what happened (added to FILE if it exists).",
 )
 @default_max_iterations_option
+@click.option(
+    "--temporal",
+    "temporal_address",
+    metavar="HOST:PORT",
+    help="Replay the run as a workflow on this Temporal server, with a worker in this process.",
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -60,6 +66,7 @@ def command(
     unattended: bool,
     scenario_path: Path | None,
     default_max_iterations: int | None,
+    temporal_address: str | None,
 ) -> None:
     """Drive the stage-runner over a recorded event stream and print the timeline, or check a
     Leviath run log (its world events) against the blueprint."""
@@ -80,12 +87,20 @@ def command(
     ir = result.blueprint
     recorded = read_recording(None if stdin else events_path, shown, events_format)
     if isinstance(recorded, RunLog):
-        _refuse_agent_options(shown, unattended=unattended, scenario=scenario_path is not None)
+        _refuse_agent_options(
+            shown, unattended=unattended, scenario=scenario_path is not None, temporal=temporal_address is not None
+        )
         check_run_log(ctx, ir, recorded, run_id, output_format, settings.default_max_iterations)
         return
     if run_id is not None:
         raise CliError(f"--run-id chooses a run of a Leviath log, and '{shown}' is an agent stream")
     events, skipped, skipped_lines = recorded
+
+    if temporal_address is not None:  # the same trace, made by a workflow on that server
+        from .temporal_run import on_temporal
+
+        replay = on_temporal(temporal_address)
+
     trace = replay(
         ir,
         events,
@@ -127,9 +142,9 @@ def read_recording(path: Path | None, shown: str, events_format: str):
         raise CliError(f"cannot read '{shown}': {exc.strerror or exc}") from exc
 
 
-def _refuse_agent_options(shown: str, *, unattended: bool, scenario: bool) -> None:
+def _refuse_agent_options(shown: str, *, unattended: bool, scenario: bool, temporal: bool) -> None:
     """Options of a replay that a log check has no use for are an error, not ignored."""
-    for given, option in ((unattended, "--unattended"), (scenario, "--save-scenario")):
+    for given, option in ((unattended, "--unattended"), (scenario, "--save-scenario"), (temporal, "--temporal")):
         if given:
             raise CliError(f"{option} applies to an agent stream, and '{shown}' is a Leviath run log")
 

@@ -11,7 +11,8 @@ docs/hosts.md shows both.
 from __future__ import annotations
 
 from .context import Context
-from .loop import Host, HostError, ModelError, RunResult
+from .driver import HostError, ModelError, RunResult
+from .loop import Host
 from .protocols import Answer, Call, ModelReply, ToolResult, ToolUse, WorkersDone
 from .store import JsonFileStore, MemoryStore, SqliteStore, Store
 

@@ -309,3 +309,31 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+#: Action name → class, the inverse of `ACTION_NAMES`.
+ACTION_CLASSES: dict[str, type] = {name: cls for cls, name in ACTION_NAMES.items()}
+
+
+def action_from_dict(data: Any) -> Action:
+    """The action `action_to_dict` wrote (with its spec), read back: equal to the one written.
+
+    `ValueError` names what does not fit (an unknown `"action"`, a missing or unknown field,
+    a value of the wrong type). It is how a host that passes actions through a queue or a
+    durable-execution engine as JSON gets them back typed.
+    """
+    from ..ir.codec import Invalid, codec_for
+
+    if not isinstance(data, dict):
+        raise ValueError(f"an action is a JSON object, not {type(data).__name__}")
+    name = data.get("action")
+    cls = ACTION_CLASSES.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"unknown action {name!r}")
+    fields_only = {key: value for key, value in data.items() if key != "action"}
+    try:
+        action: Action = codec_for(cls).decode(fields_only)
+    except Invalid as exc:
+        where = f"{exc.where()}: " if exc.path else ""
+        raise ValueError(f"{name}: {where}{exc}") from None
+    return action
