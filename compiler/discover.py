@@ -162,6 +162,23 @@ def blueprint_folder(blueprint: str) -> str | None:
         return None
 
 
+def lev_test_files(blueprint: str) -> tuple[str, ...]:
+    """The files `lev test` runs for the blueprint file `blueprint`: `tests/*.toml` and
+    `tests/*.rhai` beside an `agent.leviath` (Leviath's test command reads no other name),
+    sorted; none when there are none or the folder cannot be listed."""
+    if os.path.basename(blueprint) != "agent.leviath":
+        return ()
+    tests = os.path.join(os.path.dirname(blueprint), "tests")
+    try:
+        if not os.path.isfile(blueprint):
+            return ()
+        with os.scandir(tests) as entries:
+            names = sorted(e.name for e in entries if e.name.endswith((".toml", ".rhai")) and e.is_file())
+    except (OSError, ValueError):
+        return ()
+    return tuple(os.path.join(tests, name) for name in names)
+
+
 @functools.lru_cache(maxsize=128)
 def _scripts_in(directory: str, _stamp: int) -> tuple[str, ...]:
     try:

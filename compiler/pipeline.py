@@ -18,6 +18,7 @@ from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
 from .discover import RegionScript, region_scripts
 from .ir.model import Blueprint
+from .parse.other_files import is_lev_test_document, is_rhai_script, lev_test_note, rhai_note
 from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
 from .rulebook.registry import META, REGISTRY, Check
@@ -104,10 +105,17 @@ def _validate(
     source, diagnostics = decode(path, data)
     if any(d.code == FILE_TOO_LARGE.code for d in diagnostics):
         return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
+    if is_rhai_script(path):  # not TOML at all: say what it is, check nothing
+        return FileResult(path, tuple(_select([rhai_note(path)], settings)), source=source)
     document, syntax = parse_toml(source)
     diagnostics += syntax
     if document is None:
         return FileResult(path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source)
+    if is_lev_test_document(document):
+        diagnostics.append(lev_test_note(source))
+        return FileResult(
+            path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source, document=document
+        )
 
     from .ir.build import build_blueprint
 

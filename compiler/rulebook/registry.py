@@ -47,6 +47,7 @@ CHECKED_FAMILIES = ("schema", "structure", "lint", "analysis")
 RULE_MODULES: tuple[str, ...] = (
     "compiler.parse.source",
     "compiler.parse.toml",
+    "compiler.parse.other_files",
     "compiler.rules.schema.check",
     "compiler.rules.structure",
     "compiler.rules.lint",
