@@ -27,7 +27,7 @@ from typing import Any
 
 from compiler.records import record
 
-from .discover import local_tools
+from .discover import blueprint_folder, local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
@@ -67,12 +67,20 @@ class Settings:
     #: None: not looked up, so no script is known and the result depends on nothing on disk;
     #: `for_file(path)` looks them up (`validate_file`, `check_file` and the CLI do).
     local_tools: tuple[str, ...] | None = None
+    #: The folder of the blueprint file, against which its custom regions' scripts resolve
+    #: (`custom-region-script-not-found`, `custom-region-script-outside`). None: the blueprint
+    #: is not a file on disk, so no script is looked up; `for_file(path)` sets it.
+    blueprint_folder: str | None = None
 
     def for_file(self, path: str | os.PathLike[str]) -> "Settings":
-        """These settings with `local_tools` read from beside the blueprint file `path`, unless given."""
-        if self.local_tools is not None:
+        """These settings with what lies beside the blueprint file `path` (its `local_tools`
+        and its `blueprint_folder`), each unless given; nothing when `path` is not a file."""
+        if self.local_tools is not None and self.blueprint_folder is not None:
             return self
-        return replace(self, local_tools=local_tools(os.fspath(path)))
+        path = os.fspath(path)
+        tools = self.local_tools if self.local_tools is not None else local_tools(path)
+        folder = self.blueprint_folder if self.blueprint_folder is not None else blueprint_folder(path)
+        return replace(self, local_tools=tools, blueprint_folder=folder)
 
     def enabled(self, code: str, family: str) -> bool:
         if not self.ignore and not self.select:  # the default: every rule (asked per check, per file)

@@ -16,7 +16,9 @@ from compiler.records import record
 
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Counts, Diagnostic, sort_diagnostics
+from .discover import RegionScript, region_scripts
 from .ir.model import Blueprint
+from .parse.other_files import is_lev_test_document, is_rhai_script, lev_test_note, rhai_note
 from .parse.source import FILE_TOO_LARGE, SourceFile, decode, read_blueprint
 from .parse.toml import parse_toml
 from .rulebook.registry import META, REGISTRY, Check
@@ -117,15 +119,22 @@ def _validate(
     source, diagnostics = decode(path, data)
     if any(d.code == FILE_TOO_LARGE.code for d in diagnostics):
         return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
+    if is_rhai_script(path):  # not TOML at all: say what it is, check nothing
+        return FileResult(path, tuple(_select([rhai_note(path)], settings)), source=source)
     document, syntax = parse_toml(source)
     diagnostics += syntax
     if document is None:
         return FileResult(path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source)
+    if is_lev_test_document(document):
+        diagnostics.append(lev_test_note(source))
+        return FileResult(
+            path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source, document=document
+        )
 
     from .ir.build import build_blueprint
 
     blueprint = build_blueprint(document)
-    ctx = RuleContext(source, document, blueprint, settings)
+    ctx = RuleContext(source, document, blueprint, settings, _region_scripts(blueprint, settings))
     _run_families(ctx, families, diagnostics)
     if when_clean:
         so_far = apply_suppressions(ctx, _select(diagnostics, settings), families)
@@ -135,6 +144,16 @@ def _validate(
     diagnostics = _select(diagnostics, settings)
     diagnostics = apply_suppressions(ctx, diagnostics, families)
     return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document, families)
+
+
+def _region_scripts(blueprint: Blueprint, settings: Settings) -> dict[str, RegionScript] | None:
+    """The custom-region scripts the blueprint declares, looked up beside it: the one thing a
+    check needs from the disk, read here so that checks stay pure. None without a folder."""
+    if settings.blueprint_folder is None:
+        return None
+    layouts = [blueprint.layout, *(stage.layout for stage in blueprint.stages if stage.layout is not None)]
+    declared = [r.script for layout in layouts for r in layout.regions if r.kind == "custom" and r.script]
+    return region_scripts(settings.blueprint_folder, declared)
 
 
 def _run_families(ctx: RuleContext, families: tuple[str, ...], diagnostics: list[Diagnostic]) -> None:

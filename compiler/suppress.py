@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .diagnostics import Diagnostic, Span
+from .diagnostics import Diagnostic, Related, Span
 from .parse.comments import iter_comments
 from .rulebook.fixers import LineEdits, LineFix, Unfixable
 from .rulebook.registry import META, REGISTRY
@@ -38,6 +38,8 @@ def drop_unused(edits: LineEdits, finding: Diagnostic) -> None:
     span = finding.span
     if span is None:
         raise Unfixable("no position")
+    if finding.related:  # it names the finding it meant, now reported under another code
+        raise Unfixable("the author meant a finding that has a new code: renaming it is theirs to do")
     line = edits.line(span.line)
     start = _comment_start(line)
     match = _DIRECTIVE.match(line, start + 1) if start is not None else None
@@ -125,9 +127,10 @@ def apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic], families
         if hit is None:
             kept.append(diagnostic)
     if ctx.settings.enabled(UNUSED_SUPPRESSION.code, UNUSED_SUPPRESSION.family):
+        findings = tuple(kept)
         kept.extend(malformed)
         for directive in directives:
-            kept.extend(_unused(ctx, directive, families))
+            kept.extend(_unused(ctx, directive, families, findings))
     return kept
 
 
@@ -175,7 +178,9 @@ def _directives(ctx: RuleContext) -> tuple[list[_Directive], list[Diagnostic]]:
     return directives, malformed
 
 
-def _unused(ctx: RuleContext, directive: _Directive, families: tuple[str, ...]) -> list[Diagnostic]:
+def _unused(
+    ctx: RuleContext, directive: _Directive, families: tuple[str, ...], findings: tuple[Diagnostic, ...]
+) -> list[Diagnostic]:
     where = "this file" if directive.target is None else f"line {directive.target}"
     if not directive.codes:
         if "*" in directive.used:
@@ -203,12 +208,42 @@ def _unused(ctx: RuleContext, directive: _Directive, families: tuple[str, ...]) 
             continue  # that family does not run in this command; it may well be needed elsewhere
         if info is not None and not ctx.settings.enabled(code, info.family):
             continue  # not selected in this run, so we cannot tell
-        out.append(_diagnostic(ctx, f"suppression of '{code}' is unused: no such finding on {where}", span, None))
+        message = f"suppression of '{code}' is unused: no such finding on {where}"
+        renamed = _renamed(directive, code, findings)
+        if renamed is None:
+            out.append(_diagnostic(ctx, message, span, None))
+            continue
+        out.append(
+            _diagnostic(
+                ctx,
+                f"{message}; the finding there, '{renamed.code}', is one earlier versions reported as '{code}'",
+                span,
+                f"write '{renamed.code}' instead of '{code}', or fix what it reports",
+                (Related(f"the finding now reported as '{renamed.code}'", renamed.path, renamed.span),),
+            )
+        )
     return out
 
 
-def _diagnostic(ctx: RuleContext, message: str, span: Span, fix: str | None) -> Diagnostic:
-    return UNUSED_SUPPRESSION.diagnostic(message, file=ctx.file, span=span, fix=fix or UNUSED_SUPPRESSION.fix)
+def _renamed(directive: _Directive, code: str, findings: tuple[Diagnostic, ...]) -> Diagnostic | None:
+    """A finding the directive covers but for its code, of a rule earlier versions reported as `code`."""
+    successors = {rule.code for rule in REGISTRY.successors(code)}
+    if not successors:
+        return None
+    for finding in findings:
+        if finding.code in successors and (
+            directive.target is None or (finding.span is not None and finding.span.line == directive.target)
+        ):
+            return finding
+    return None
+
+
+def _diagnostic(
+    ctx: RuleContext, message: str, span: Span, fix: str | None, related: tuple[Related, ...] = ()
+) -> Diagnostic:
+    return UNUSED_SUPPRESSION.diagnostic(
+        message, file=ctx.file, span=span, fix=fix or UNUSED_SUPPRESSION.fix, related=related
+    )
 
 
 def _without_comment(line: str, start: int) -> str | None:

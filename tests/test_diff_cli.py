@@ -217,6 +217,26 @@ def test_rev_reaches_back_and_takes_paths(repository: Path) -> None:
 
 
 @requires_git
+def test_rev_does_not_judge_a_past_revision_by_the_scripts_on_disk_today(repository: Path) -> None:
+    # HEAD had a custom region and its script; the working tree drops both.
+    region = '\n[context.regions.board]\nkind = "custom"\nscript = "board.rhai"\n'
+    (repository / "agents" / "a.leviath").write_text(BASE + region, encoding="utf-8")
+    (repository / "agents" / "board.rhai").write_text('fn render(ctx) { "" }\n', encoding="utf-8")
+    _git("commit", "-q", "-am", "three", cwd=repository)
+    _git("add", "agents/board.rhai", cwd=repository)
+    _git("commit", "-q", "-m", "four", cwd=repository)
+    (repository / "agents" / "a.leviath").write_text(BASE, encoding="utf-8")
+    (repository / "agents" / "board.rhai").unlink()
+    result = diff("--rev", "HEAD", "agents/a.leviath", "--no-runs")
+    assert result.exit_code == 0, result.output
+    assert "has errors" not in result.output
+    # the working tree is judged by what lies beside it
+    (repository / "agents" / "a.leviath").write_text(BASE + region, encoding="utf-8")
+    refused = diff("--rev", "HEAD", "agents/a.leviath", "--no-runs")
+    assert refused.exit_code == 1 and "custom-region-script-not-found" in refused.output
+
+
+@requires_git
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -21,9 +21,11 @@ CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
 def render_case(path: Path) -> tuple[str, list[str]]:
-    """The report of one case; paths of installation files are relative to the checkout."""
+    """The report of one case, checked as the command line checks a file (what lies beside it
+    counts: custom-region scripts); paths of installation files are relative to the checkout."""
     display = path.relative_to(CASES).as_posix()
-    result = validate_bytes(display, path.read_bytes(), Settings(**installation(path.parent)))
+    settings = Settings(**installation(path.parent)).for_file(path)
+    result = validate_bytes(display, path.read_bytes(), settings)
     return render_report([(result.diagnostics, result.source)], color=False), [d.code for d in result.diagnostics]
 
 

@@ -325,3 +325,70 @@ def test_the_cli_flag_and_the_pyproject_key(tmp_path):
     assert missing.exit_code == 2 and "absent.toml: cannot read" in missing.output
     not_a_list = runner.invoke(cli, ["validate", "--leviath-models", str(tmp_path / "leviath.toml"), str(blueprint)])
     assert not_a_list.exit_code == 2 and "lev models list" in not_a_list.output
+
+
+# --- output stages: Leviath's lint exactly, and our question beside it ----------------------
+
+LINEAR_TO_OUTPUT = '[stages.work]\nmax_iterations = 5\n[stages.report]\nmode = "output"\nmax_iterations = 5'
+FED_BY_AN_UNREACHABLE_STAGE = (
+    "[stages.a]\nmax_iterations = 5\ntransitions = {}\n[stages.b]\nmax_iterations = 5\n[stages.b.transitions.report]\n"
+    '[stages.report]\nmode = "output"\nmax_iterations = 5\ntransitions = {}'
+)
+OUTPUT_CODES = ("output-unreachable", "unreachable-output-stage")
+
+
+def test_a_linear_blueprint_ending_in_an_output_stage_fails_as_lev_validate_fails_it():
+    # Leviath's lint_output_reachable: no other stage's transition targets 'report', and it is
+    # neither first nor entry_stage, so `lev validate` reports an error although 'work' falls
+    # through to it at run time. We report the same error, and say that runs do enter it.
+    (d,) = [d for d in run(LINEAR_TO_OUTPUT).diagnostics if d.code in OUTPUT_CODES]
+    assert (d.code, d.severity) == ("output-unreachable", "error")
+    assert "runs do enter it: 'work' falls through to 'report'" in d.message
+
+
+def test_an_output_stage_fed_only_by_an_unreachable_stage_is_our_error_and_leviath_is_silent():
+    # Leviath counts the transition from 'b', which no run reaches: its lint says nothing (its
+    # unreachable-stage warning names 'b' and 'report'). No run can submit the output.
+    found = sorted((d.code, d.stage) for d in run(FED_BY_AN_UNREACHABLE_STAGE).diagnostics if d.code.endswith("stage"))
+    assert found == [("unreachable-output-stage", "report"), ("unreachable-stage", "b")]
+
+
+def test_a_stale_suppression_of_the_old_code_says_what_the_finding_is_now():
+    source = FED_BY_AN_UNREACHABLE_STAGE.replace(
+        "[stages.report]", "[stages.report]  # blueprint: ignore[output-unreachable]"
+    )
+    result = run(source)
+    codes = sorted(d.code for d in result.diagnostics if d.code in (*OUTPUT_CODES, "unused-suppression"))
+    assert codes == ["unreachable-output-stage", "unused-suppression"]
+    (stale,) = [d for d in result.diagnostics if d.code == "unused-suppression"]
+    assert "'unreachable-output-stage', is one earlier versions reported as 'output-unreachable'" in stale.message
+    assert stale.fix == "write 'unreachable-output-stage' instead of 'output-unreachable', or fix what it reports"
+    renamed = source.replace("ignore[output-unreachable]", "ignore[unreachable-output-stage]")
+    assert not [d for d in run(renamed).diagnostics if d.code in (*OUTPUT_CODES, "unused-suppression")]
+
+
+def test_the_fixer_leaves_a_renamed_suppression_to_the_author():
+    from compiler.fix import fix_bytes
+
+    source = '[agent]\nname = "t"\n' + FED_BY_AN_UNREACHABLE_STAGE.replace(
+        "[stages.report]", "[stages.report]  # blueprint: ignore[output-unreachable]"
+    )
+    outcome = fix_bytes("a.leviath", source.encode())
+    assert b"ignore[output-unreachable]" in outcome.data
+
+
+# --- cycles: one capped member bounds a cycle -------------------------------------------------
+
+
+def test_a_two_stage_cycle_capped_by_one_member_is_not_reported():
+    # Leviath's lint reports each uncapped side of a pair: here 'review' ("in a cycle with
+    # draft"), although draft's max_revisits already bounds the loop. We report nothing.
+    source = (
+        "[stages.draft]\nmax_revisits = 2\n[stages.draft.transitions.review]\n"
+        "[stages.review]\n[stages.review.transitions.draft]\n[stages.review.transitions.done]\n"
+        "[stages.done]\ntransitions = {}"
+    )
+    assert found(source, "cycle-without-max-revisits") == []
+    assert found(source.replace("max_revisits = 2\n", ""), "cycle-without-max-revisits") == [
+        "cycle-without-max-revisits"
+    ]

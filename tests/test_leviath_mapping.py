@@ -92,3 +92,18 @@ def test_the_checks_of_our_own_are_every_rule_without_a_reference_counterpart() 
         "the list of checks of our own in docs/leviath-mapping.md should name every rule with no `leviath` "
         f"field: add {sorted(ours - listed)}, remove {sorted(listed - ours)}"
     )
+
+
+def test_the_script_section_lists_every_rule_whose_reference_is_another_step() -> None:
+    """A rule whose `leviath` field names no P/V rule, no general reading rule (R1–R8) and no
+    lint slug (a step of `lev validate`: `resolve_region_scripts`) is in the custom-region
+    scripts table, and only those."""
+    rows = table("Custom-region scripts (`lev validate`, `lev test`, every run)")
+    listed = {code for _, (codes, _) in rows.items() for code in _CODE.findall(codes)}
+    stepped = {
+        rule.code
+        for rule in REGISTRY.all()
+        if rule.leviath and named_by(rule) == (set(), set()) and not re.search(r"\bR\d\b", rule.leviath)
+    }
+    assert listed == stepped
+    assert stepped == {"custom-region-script-not-found", "custom-region-script-outside"}

@@ -80,20 +80,27 @@ def test_reachability_is_searched_from_the_first_declared_stage_where_runs_start
     assert d.stage == "b" and "cannot be reached from 'a', where runs start" in d.message
 
 
-def test_output_stage_no_run_enters_is_an_error_not_a_warning():
+def test_an_output_stage_nothing_leads_to_fails_both_questions():
+    # Leviath's lint (no transition targets it) and ours (no run enters it) both say so.
     source = '[stages.a.transitions]\n[stages.report]\nmode = "output"'
+    check(source, "output-unreachable", "unreachable-output-stage")
+    for code in ("output-unreachable", "unreachable-output-stage"):
+        (d,) = findings(source, code)
+        assert d.severity == "error" and d.stage == "report" and (d.line, d.column) == (5, 9)
+
+
+def test_linear_work_then_output_is_leviaths_error_and_the_message_says_the_run_gets_there():
+    source = '[stages.work]\n[stages.report]\nmode = "output"'
     check(source, "output-unreachable")
     (d,) = findings(source, "output-unreachable")
-    assert d.severity == "error" and d.stage == "report"
+    assert "`lev validate` refuses the blueprint" in d.message
+    assert "runs do enter it: 'work' falls through to 'report'" in d.message
+    assert d.fix == "add a transition to it from 'work' ([stages.work.transitions.report])"
+    check('[stages.work.transitions.report]\n[stages.report]\nmode = "output"')
 
 
-def test_linear_work_then_output_is_clean():
-    check('[stages.work]\n[stages.report]\nmode = "output"')
-
-
-def test_output_reached_by_merge_or_as_entry_is_clean():
-    check(
-        """
+def test_output_reached_by_merge_is_leviaths_error_and_first_or_entry_is_clean():
+    merged = """
         [stages.split]
         mode = "fan_out"
         worker_agent = "helper"
@@ -103,11 +110,17 @@ def test_output_reached_by_merge_or_as_entry_is_clean():
         mode = "output"
         [stages.report.transitions]
         """
-    )
-    check('[agent]\nname = "t"\nentry_stage = "report"\n[stages.report]\nmode = "output"\n[stages.work]')
+    check(merged, "output-unreachable")
+    (d,) = findings(merged, "output-unreachable")
+    assert "fan-out stage 'split' hands over to its merge stage 'report'" in d.message
+    check('[stages.report]\nmode = "output"\n[stages.work]')
+    # entry_stage exempts it from Leviath's lint; runs start at 'work', which never gets there
+    named = '[agent]\nname = "t"\nentry_stage = "report"\n[stages.work.transitions]\n[stages.report]\nmode = "output"'
+    check(named, "entry-stage-not-first", "unreachable-output-stage")
 
 
-def test_output_reached_only_from_an_unreachable_stage():
+def test_output_reached_only_from_an_unreachable_stage_is_ours_alone():
+    # Leviath counts the edge from 'b', which no run reaches; its lint is silent here.
     check(
         """
         [stages.a.transitions]
@@ -116,8 +129,15 @@ def test_output_reached_only_from_an_unreachable_stage():
         mode = "output"
         """,
         "unreachable-stage",
-        "output-unreachable",
+        "unreachable-output-stage",
     )
+
+
+def test_a_self_loop_does_not_count_as_a_way_in():
+    source = (
+        '[stages.a.transitions]\n[stages.report]\nmode = "output"\nmax_revisits = 1\n[stages.report.transitions.report]'
+    )
+    check(source, "output-unreachable", "unreachable-output-stage")
 
 
 def test_unknown_targets_do_not_crash_the_graph_rules():
@@ -311,7 +331,7 @@ def test_done_after_the_output_stage_or_off_its_path_is_fine():
 
 def test_done_is_only_offered_by_a_routing_stage():
     # No transitions table (falls through), or no normal edge: allow_complete is ignored-key there.
-    check("[stages.work]\nallow_complete = true" + OUTPUT, "ignored-key")
+    check("[stages.work]\nallow_complete = true" + OUTPUT, "ignored-key", "output-unreachable")
     check(
         '[stages.work]\nallow_complete = true\n[stages.work.transitions.report]\ncondition = "error"' + OUTPUT,
         "ignored-key",

@@ -40,9 +40,9 @@ def case_folder(rule: Rule) -> Path:
 def run_example(rule: Rule, text: str) -> list[tuple[str, str, str]]:
     """(code, severity, message) of what the example finds: `validate`, or `check` (with its
     supersession of lint findings) for the analysis family; with the installation of the
-    rule's case folder, for the checks that need one."""
+    rule's case folder, for the checks that need one, and custom-region scripts resolved in it."""
     data = example_file(rule, text)
-    settings = Settings(**installation(case_folder(rule)))
+    settings = Settings(**installation(case_folder(rule)), blueprint_folder=str(case_folder(rule)))
     if rule.family == "analysis":
         result = check_bytes(EXAMPLE_PATH, data, settings, max_states=state_limit_of(text)).result
     else:

@@ -169,10 +169,11 @@ def check_file(path: str) -> "FileResult":
 
 
 def report_errors(result: "FileResult", color: str) -> bool:
-    """Print the file's errors on stderr; True when it has any."""
+    """Print the file's errors on stderr (or that it is not a blueprint); True when it has any."""
+    from ..parse.other_files import blocking
     from ..render.text import render_report
 
-    errors = [d for d in result.diagnostics if d.severity == "error"]
+    errors = blocking(result.diagnostics)
     if errors:
         paint = use_color(color, sys.stderr)
         echo(render_report([(errors, result.source)], color=paint), nl=False, err=True, color=paint)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -205,7 +206,9 @@ def _pairs_at_revision(
                 data = read_at(commit, path)
             except GitError as exc:
                 raise CliError(str(exc)) from exc
-            old = _read(data, settings, "old", old_side, new_side) if data is not None else None
+            # A past revision's custom-region scripts are not judged by what is on disk today.
+            then_settings = replace(settings, blueprint_folder=None)
+            old = _read(data, then_settings, "old", old_side, new_side) if data is not None else None
         outcomes.append(_outcome(old, new, options))
     return outcomes, unreadable
 

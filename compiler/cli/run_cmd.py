@@ -79,7 +79,9 @@ def command(
     result = validate_bytes(str(path), data, settings)
     if not result.ok or result.blueprint is None:
         echo(render_report([(result.diagnostics, result.source)]), err=True, nl=False)
-        echo_problem(f"refusing to run '{path}': it has errors")
+        from ..parse.other_files import refusal
+
+        echo_problem(f"refusing to run '{path}': it {refusal(result.diagnostics)}")
         ctx.exit(EXIT_FINDINGS)
 
     stdin = str(events_path) == "-"

@@ -135,8 +135,30 @@ def scenario_files(paths: tuple[str, ...]) -> tuple[str, ...]:
     files = list(dict.fromkeys(files))
     if not files:
         where = ", ".join(f"'{p}'" for p in paths)
-        raise CliError(f"no scenario files found in {where} (looked for *.scenarios.toml files)")
+        raise CliError(f"no scenario files found in {where} (looked for *.scenarios.toml files){_lev_tests(paths)}")
     return tuple(files)
+
+
+def _lev_tests(paths: tuple[str, ...]) -> str:
+    """A word about the `lev test` files found instead, when there are any: they are not ours to run."""
+    from ..discover import lev_test_files
+
+    blueprints: list[str] = []
+    for given in paths:
+        if not os.path.isdir(given):
+            blueprints.append(os.path.normpath(given))
+            continue
+        blueprints.extend(discover([given]).files)
+        if os.path.basename(os.path.abspath(given)) == "tests":  # the tests/ folder itself
+            blueprints.append(os.path.normpath(os.path.join(given, os.pardir, "agent.leviath")))
+    found = [test for blueprint in blueprints for test in lev_test_files(blueprint)]
+    if not found:
+        return ""
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return (
+        f"; {found[0]}{more} {'are' if more else 'is a'} `lev test` file{'s' if more else ''}, which "
+        "`lev test` runs and blueprint test does not (docs/testing.md#lev-test-files)"
+    )
 
 
 class _Loader:

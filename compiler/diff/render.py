@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from ..display import visible
+from ..parse.other_files import blocking, refusal
 from .model import CLASSES, Change, Diff, Refused, RunDelta
 from .rules import RULES
 
@@ -127,9 +128,9 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
     if isinstance(outcome, Refused):
         from ..render.text import render_diagnostic
 
-        errors = [d for d in outcome.diagnostics if d.severity == "error"]
-        has = _plural(len(errors), "error")
-        lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version has {has}"]
+        errors = blocking(outcome.diagnostics)
+        has = refusal(errors) if refusal(errors) != "has errors" else "has " + _plural(len(errors), "error")
+        lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version {has}"]
         return "\n\n".join([*lines, *(render_diagnostic(d, outcome.source, color=color) for d in errors)])
     if outcome.status == "unchanged":
         return f"{paint('bold', title)}: no change (digest {outcome.new.digest[:12] if outcome.new.digest else '?'})"
@@ -220,7 +221,7 @@ def _md_title(outcome: Outcome) -> str:
 def _md_block(outcome: Outcome) -> list[str]:
     lines = [_md_title(outcome), ""]
     if isinstance(outcome, Refused):
-        lines.append(f"Not compared: the {outcome.side} version has errors.")
+        lines.append(f"Not compared: the {outcome.side} version {refusal(outcome.diagnostics)}.")
         lines.append("")
         lines.extend(
             f"- `{d.line}:{d.column}` {_md(d.code)}: {_md(d.message)}"

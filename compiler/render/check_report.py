@@ -33,7 +33,9 @@ def ceilings_block(item: CheckResult) -> str:
     from ..display import visible
 
     if item.analysis is None:
-        return f"{visible(item.result.path)}: not analysed: it has errors"
+        from ..parse.other_files import refusal
+
+        return f"{visible(item.result.path)}: not analysed: it {refusal(item.result.diagnostics)}"
     return ceilings_text(item.result.path, item.analysis)
 
 

@@ -87,6 +87,9 @@ class Rule:
     whole_file_example: bool = False
     #: Why the example cannot be run as shown (it stands for bytes or a size no snippet holds).
     illustrative_example: str | None = None
+    #: Codes earlier versions reported this rule's findings under: a suppression naming one of
+    #: them where this rule now fires is reported as such (`unused-suppression`).
+    formerly: tuple[str, ...] = ()
     #: The module that defines (and emits) it.
     module: str = ""
 
@@ -198,6 +201,11 @@ class Registry:
         order = {family: i for i, family in enumerate(FAMILIES)}
         return sorted(self.rules.values(), key=lambda r: (order[r.family], r.code))
 
+    def successors(self, code: str) -> tuple[Rule, ...]:
+        """The rules that report findings earlier versions reported as `code` (`Rule.formerly`)."""
+        self.load()
+        return tuple(rule for rule in self.rules.values() if code in rule.formerly)
+
     def fixable_codes(self) -> frozenset[str]:
         """The codes of the rules that declare a fixer (`--fix`, the fixable markers, quick fixes)."""
         self.load()
@@ -243,6 +251,7 @@ class Family:
         fixer: "Fixer | None" = None,
         whole_file_example: bool = False,
         illustrative_example: str | None = None,
+        formerly: tuple[str, ...] = (),
     ) -> Rule:
         """Declare a rule of this family. Call at import time of the module that emits it."""
         return self.registry.add_rule(
@@ -260,6 +269,7 @@ class Family:
                 fixer=fixer,
                 whole_file_example=whole_file_example,
                 illustrative_example=illustrative_example,
+                formerly=formerly,
                 module=sys._getframe(1).f_globals.get("__name__", ""),
             )
         )

@@ -15,7 +15,10 @@ from ..parse.positions import PositionIndex
 from ..rulebook.registry import DEFAULT, Rule
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..config import Settings
+    from ..discover import RegionScript
     from ..ir.model import Blueprint
     from ..parse.source import SourceFile
 
@@ -32,12 +35,16 @@ class RuleContext:
         document: dict[str, Any],
         blueprint: "Blueprint",
         settings: "Settings",
+        region_scripts: "Mapping[str, RegionScript] | None" = None,
     ) -> None:
         self.source = source
         self.file = source.path
         self.document = document
         self.blueprint = blueprint
         self.settings = settings
+        #: Each custom region's declared script, resolved beside the blueprint; None when the
+        #: blueprint is not a file on disk (`Settings.blueprint_folder`), so none was looked up.
+        self.region_scripts = region_scripts
         #: What several rules derive from the document, computed once per file (rules/common.py).
         self.memo: dict[str, Any] = {}
 

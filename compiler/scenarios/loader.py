@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from ..diagnostics import Diagnostic, KeyPath, Span, format_key_path
+from ..parse.other_files import is_lev_test_document, is_rhai_script
 from ..parse.positions import PositionIndex
 from ..parse.source import SourceFile, decode
 from ..parse.toml import parse_toml
@@ -78,15 +79,38 @@ class _Reader:
         return False
 
 
+def _not_scenarios(path: str, span: Span, what: str, key: KeyPath = ()) -> Diagnostic:
+    """The one problem of a file of Leviath's that is not a scenario file, named explicitly."""
+    return Diagnostic(
+        "scenario-format",
+        "error",
+        f"this is {what}, not a scenario file; blueprint test does not run it (docs/testing.md#lev-test-files)",
+        file=path,
+        path=key,
+        span=span,
+        fix=f"scenario files are named <blueprint>{SCENARIO_SUFFIX} and hold [[scenario]] tables",
+    )
+
+
 def load_scenarios(path: str, data: bytes) -> ScenarioFile:
     """Read a scenario file's bytes (shown as `path` in every diagnostic)."""
     source, problems = decode(path, data)
+    blueprint = default_blueprint(path)
+    if is_rhai_script(path):
+        problem = _not_scenarios(
+            path, Span(1, 1, 1, 2), "a Rhai script (a tool, a custom region's script or a `lev test` script)"
+        )
+        return ScenarioFile(path, source, blueprint, Where(), (), (problem,))
     document, syntax = parse_toml(source) if not problems else (None, [])
     problems.extend(syntax)
-    blueprint = default_blueprint(path)
     if document is None or problems:
         return ScenarioFile(path, source, blueprint, Where(), (), tuple(problems))
-    reader = _Reader(source, PositionIndex(source.text, source.lines))
+    index = PositionIndex(source.text, source.lines)
+    if is_lev_test_document(document):
+        span = index.locate(("test",), prefer="key")[0] or Span.point(1, 1)
+        what = "a `lev test` file (each [[test]] case is one real inference that `lev test` sends to a provider)"
+        return ScenarioFile(path, source, blueprint, Where(), (), (_not_scenarios(path, span, what, ("test",)),))
+    reader = _Reader(source, index)
     reader.keys(document, FILE_KEYS, (), "a scenario file")
     blueprint_where = Where()
     if "blueprint" in document and reader.typed(document["blueprint"], str, ("blueprint",), "a path (a string)"):

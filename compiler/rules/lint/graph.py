@@ -28,7 +28,7 @@ UNREACHABLE_STAGE = LINT.define(
         "runs: its prompt, tools and edges are dead weight, and usually an edge meant to "
         "reach it is missing or misspelt. Every kind of edge counts, whatever its condition, "
         "so the warning means no run at all can get there. The check runs in linear and "
-        "graph mode alike. Output stages are left to `output-unreachable`, which reports "
+        "graph mode alike. Output stages are left to `unreachable-output-stage`, which reports "
         "them as errors."
     ),
     example=_blueprint(
@@ -52,7 +52,8 @@ UNREACHABLE_STAGE = LINT.define(
     differs=(
         "Leviath's lint ignores linear fall-through, so it reports stages the runtime does "
         "enter; it searches from `entry_stage` although its runtime starts at the first "
-        "declared stage; it only runs in graph mode, and it reports output stages here too."
+        "declared stage; it only runs in graph mode, and it reports output stages here too "
+        "(ours are the error `unreachable-output-stage`)."
     ),
 )
 
@@ -105,13 +106,17 @@ CYCLE_WITHOUT_MAX_REVISITS = LINT.define(
 OUTPUT_UNREACHABLE = LINT.define(
     "output-unreachable",
     severity="error",
-    summary='No run can enter a `mode = "output"` stage.',
+    summary="No other stage's transition leads to an output stage, so `lev validate` refuses the blueprint.",
     rationale=(
-        "An output stage is where a run hands back its answer with `submit_output`. If no "
-        "path from the first declared stage (where every run starts) leads to it, no run ever "
-        "produces that answer, and since the stage requires an output, a run that ends "
-        "normally without one ends in error. Paths count every transition, linear "
-        "fall-through and fan-out hand-off."
+        'This is Leviath\'s own lint, with its trigger: an output stage (`mode = "output"`) '
+        "that is neither the first declared stage nor the one `entry_stage` names, and that no "
+        "transition of another stage targets, whatever its condition. It is an error there, so "
+        "`lev validate` fails and Leviath's editors refuse to save the file. Its check counts "
+        "transitions only: a stage that falls through to the output stage (a linear "
+        "blueprint, or a stage without a transitions table) or a fan-out stage whose merge "
+        "stage it is does not count, although runs do go that way; the message then says how "
+        "the run reaches it, and an explicit transition satisfies both. Whether any run reaches "
+        "an output stage at all is `unreachable-output-stage`."
     ),
     example=_blueprint(
         declared("research"),
@@ -129,12 +134,38 @@ OUTPUT_UNREACHABLE = LINT.define(
     ),
     fix="add a transition to it from the stage that finishes the work",
     leviath="output-unreachable",
-    differs=(
-        "Leviath's lint ignores fall-through and fan-out hand-offs (a linear "
-        "`work → report` blueprint gets this error), counts an edge from a stage that is "
-        "itself unreachable, and counts the stage `entry_stage` names as reached although "
-        "runs start at the first declared stage."
+)
+
+UNREACHABLE_OUTPUT_STAGE = LINT.define(
+    "unreachable-output-stage",
+    severity="error",
+    summary='No run can enter a `mode = "output"` stage.',
+    rationale=(
+        "An output stage is where a run hands back its answer with `submit_output`. If no "
+        "path from the first declared stage (where every run starts) leads to it, no run ever "
+        "produces that answer. Paths count every transition, linear fall-through and fan-out "
+        "hand-off, as runs follow them, so this is never reported for a stage some run "
+        "enters. Leviath has no such check: its `output-unreachable` asks only whether some "
+        "other stage's transition targets the stage, even a stage no run reaches (then only "
+        "this rule fires), and its `unreachable-stage` warning covers output stages too. "
+        "Earlier versions of blueprint-compiler reported this finding as `output-unreachable`."
     ),
+    example=_blueprint(
+        declared("research"),
+        "[stages.research.transitions]",
+        declared("draft"),
+        "[stages.draft.transitions.answer]",
+        declared("answer", mode="output"),
+    ),
+    example_fixed=_blueprint(
+        declared("research"),
+        "[stages.research.transitions.draft]",
+        declared("draft"),
+        "[stages.draft.transitions.answer]",
+        declared("answer", mode="output"),
+    ),
+    fix="add a transition to it from a stage the run reaches, the one that finishes the work",
+    formerly=("output-unreachable",),
 )
 
 ALLOW_COMPLETE_SKIPS_OUTPUT = LINT.define(
@@ -213,7 +244,7 @@ def _unreached(graph: StageGraph, name: str) -> str:
     return why
 
 
-@LINT.check(UNREACHABLE_STAGE, OUTPUT_UNREACHABLE)
+@LINT.check(UNREACHABLE_STAGE, UNREACHABLE_OUTPUT_STAGE)
 def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     if graph.entry is None:
@@ -225,7 +256,7 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
         why = _unreached(graph, node.name)
         if node.stage.mode == "output":
             yield ctx.report(
-                OUTPUT_UNREACHABLE,
+                UNREACHABLE_OUTPUT_STAGE,
                 f"output stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}, "
                 "so no run ever submits its output",
                 stage_path(node.name),
@@ -236,6 +267,39 @@ def check_reachability(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"stage '{node.name}' cannot be reached from '{graph.entry}', where runs start: {why}",
                 stage_path(node.name),
             )
+
+
+@LINT.check(OUTPUT_UNREACHABLE)
+def check_output_targeted(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """Leviath's `lint_output_reachable`, exactly: transitions of other stages count, nothing else."""
+    blueprint = ctx.blueprint
+    if not blueprint.stages:
+        return
+    first = blueprint.stages[0].name
+    for stage in blueprint.stages:
+        name = stage.name
+        if stage.mode != "output" or name in (first, blueprint.entry_stage):
+            continue
+        if any(
+            edge.target == name for other in blueprint.stages if other.name != name for edge in other.transitions or ()
+        ):
+            continue
+        graph = ctx.graph
+        runs_in = [edge for edge in graph.in_edges(name) if edge.source != name]
+        if runs_in and name in reached_stages(ctx):
+            ways = "; ".join(edge.describe() for edge in runs_in)
+            message = (
+                f"no other stage's transition leads to output stage '{name}', so `lev validate` refuses the "
+                f"blueprint (Leviath's output-unreachable counts transitions only), although runs do enter it: {ways}"
+            )
+            source = runs_in[0].source
+            fix = f"add a transition to it from '{source}' ({header(('stages', source, 'transitions', name))})"
+        else:
+            message = (
+                f"no other stage's transition leads to output stage '{name}', so `lev validate` refuses the blueprint"
+            )
+            fix = OUTPUT_UNREACHABLE.fix
+        yield ctx.report(OUTPUT_UNREACHABLE, message, stage_path(name), fix=fix)
 
 
 @LINT.check(CYCLE_WITHOUT_MAX_REVISITS)

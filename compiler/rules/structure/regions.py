@@ -40,6 +40,54 @@ CUSTOM_REGION_MISSING_SCRIPT = STRUCTURE.define(
     leviath="P35, V3 (P25 in a stage layout)",
 )
 
+_SCRIPT_RESOLUTION = (
+    "Leviath resolves the path against the folder the blueprint file is in (an absolute path "
+    "is taken as it is) when `lev validate`, `lev test` or a run loads the blueprint, and "
+    "refuses the blueprint when the script resolves outside that folder once symbolic links "
+    "are followed, or when there is no file it can read there. "
+)
+_NOT_CHECKED = (
+    "Only the path is checked, from the blueprint's folder on disk: a blueprint checked as "
+    "text (`validate_text`, standard input without `--stdin-filename`) gets no finding. "
+    "Leviath also compiles the script and requires a `render` function; blueprint-compiler "
+    "reads no Rhai, so a script that does not compile passes here and fails there."
+)
+
+CUSTOM_REGION_SCRIPT_NOT_FOUND = STRUCTURE.define(
+    "custom-region-script-not-found",
+    severity="error",
+    summary="A custom region's `script` names no file that can be read, beside the blueprint.",
+    rationale=(
+        "A custom region is drawn by its Rhai script, every turn. "
+        + _SCRIPT_RESOLUTION
+        + "A misspelt path, a script never committed, or a folder where the file should be "
+        "stops every run before it starts. " + _NOT_CHECKED
+    ),
+    example='[context.regions]\nboard = { kind = "custom", script = "regions/bord.rhai" }',
+    example_fixed='[context.regions]\nboard = { kind = "custom", script = "regions/board.rhai" }',
+    fix="create the script, or correct the path (relative to the blueprint's folder)",
+    leviath="resolve_region_scripts (run by lev validate, lev test and every spawn)",
+)
+
+CUSTOM_REGION_SCRIPT_OUTSIDE = STRUCTURE.define(
+    "custom-region-script-outside",
+    severity="error",
+    summary="A custom region's `script` resolves outside the blueprint's folder.",
+    rationale=(
+        "A script is code the blueprint ships, so Leviath loads it only from the blueprint's "
+        "own folder or a folder below it: a path that climbs out with `..`, an absolute path "
+        "elsewhere, or a symbolic link that leads out is refused, whether or not the file "
+        "exists (otherwise a blueprint could probe the machine it runs on). "
+        + _SCRIPT_RESOLUTION
+        + "A `..` after a folder that does not exist is refused too, since where it leads "
+        "cannot be checked. " + _NOT_CHECKED
+    ),
+    example='[context.regions]\nboard = { kind = "custom", script = "../shared/board.rhai" }',
+    example_fixed='[context.regions]\nboard = { kind = "custom", script = "regions/board.rhai" }',
+    fix="move the script into the blueprint's folder (or below it) and name it relative to the blueprint",
+    leviath="resolve_region_scripts (run by lev validate, lev test and every spawn)",
+)
+
 WORKING_BUDGET_TOO_SMALL = STRUCTURE.define(
     "working-budget-too-small",
     severity="error",
@@ -113,6 +161,31 @@ def check_custom_scripts(ctx: RuleContext) -> Iterator[Diagnostic]:
                     anchor="value",
                 )
             # A script that is not a string at all is the schema layer's finding (invalid-type).
+
+
+@STRUCTURE.check(CUSTOM_REGION_SCRIPT_NOT_FOUND, CUSTOM_REGION_SCRIPT_OUTSIDE)
+def check_script_files(ctx: RuleContext) -> Iterator[Diagnostic]:
+    scripts = ctx.region_scripts
+    if not scripts:  # not on disk (nothing was looked up), or no custom region
+        return
+    for prefix, layout, stage in layouts(ctx):
+        for region in layout.regions:
+            found = scripts.get(region.script) if region.kind == "custom" and region.script else None
+            if found is None or found.status == "ok":
+                continue
+            where = f"custom region '{region.name}'" + (f" of stage '{stage}'" if stage is not None else "")
+            if found.status == "outside":
+                rule = CUSTOM_REGION_SCRIPT_OUTSIDE
+                then = "Leviath loads a script only from the blueprint's folder or below it, and refuses the blueprint"
+            else:
+                rule = CUSTOM_REGION_SCRIPT_NOT_FOUND
+                then = "the path is relative to the blueprint's folder, and Leviath refuses a blueprint whose script it cannot read"
+            yield ctx.report(
+                rule,
+                f"{where}: script '{found.declared}' {found.reason}; {then}",
+                prefix + (region.name, "script"),
+                anchor="value",
+            )
 
 
 @STRUCTURE.check(WORKING_BUDGET_TOO_SMALL)
