@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from compiler.records import record
 
+from .analysis.rules import SUPERSEDES
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Diagnostic, sort_diagnostics
 from .parse.source import read_blueprint
-from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_bytes
+from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_unfinished
 
 if TYPE_CHECKING:
     from .analysis.core import Analysis
@@ -48,24 +49,27 @@ def check_bytes(
     `max_states` caps the run states explored (default 200,000); what was found is still
     reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
     """
-    from .analysis.core import analyze_cached, release, state_limit
+    validation = validate_unfinished(path, data, settings)
+    validated = validation.finish()
+    ctx = validation.ctx
+    if ctx is None or not validated.ok:
+        return CheckResult(validated, None)
+
+    from .analysis.check_runs import run_findings
+    from .analysis.core import analyze
     from .analysis.runs import STATE_LIMIT
 
-    token = state_limit.set(max_states or STATE_LIMIT)
     try:
-        result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
-        if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
-            return CheckResult(result, None)
-        try:
-            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
-        except Exception as exc:  # a bug in the exploration must not end the caller's run
-            return CheckResult(_with_crash(result, exc), None)
-        finally:
-            release(result.blueprint)  # the caller holds the analysis now; the cache must not
-    finally:
-        state_limit.reset(token)
-    kept = _without_repeats(result.diagnostics, analysis, settings)
-    return CheckResult(replace(result, diagnostics=kept), analysis)
+        analysis = analyze(
+            ctx.blueprint, limit=max_states or STATE_LIMIT, default_max_iterations=settings.default_max_iterations
+        )
+        found = list(run_findings(ctx, analysis))
+    except Exception as exc:  # a bug in the exploration must not end the caller's run
+        return CheckResult(_with_crash(validated, exc), None)
+    checked = validation.finish(found, ANALYSIS_FAMILIES)
+    return CheckResult(
+        replace(checked, diagnostics=_without_repeats(checked.diagnostics, analysis, settings)), analysis
+    )
 
 
 def check_text(
@@ -87,8 +91,6 @@ def check_file(
 
 def _with_crash(result: FileResult, exc: Exception) -> FileResult:
     """`result` with the exploration's crash as an `internal-error` finding."""
-    if any(d.code == INTERNAL_ERROR.code for d in result.diagnostics):
-        return result  # the analysis check met the same crash and reported it (nothing else could have)
     crash = INTERNAL_ERROR.diagnostic(f"run analysis crashed: {type(exc).__name__}: {exc}", file=result.path)
     return replace(result, diagnostics=tuple(sort_diagnostics([*result.diagnostics, crash])))
 
@@ -97,8 +99,6 @@ def _without_repeats(
     diagnostics: tuple[Diagnostic, ...], analysis: "Analysis", settings: Settings
 ) -> tuple[Diagnostic, ...]:
     """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
-    from .analysis.rules import SUPERSEDES
-
     superseded = {lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")}
     explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
     kept = []

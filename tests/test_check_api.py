@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,33 @@ def test_analysis_supersedes_the_lint_it_answers() -> None:
     validated = [d.code for d in compiler.validate_file(STRAND).diagnostics]
     assert "dead-end-possible" in validated
     assert "dead-end-possible" not in codes(compiler.check_file(STRAND))
+
+
+def test_check_explores_once_with_the_limit_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    # validate, explore, de-duplicate: the exploration is check's own step, run once with the
+    # limit as an argument (the analysis family's registered check is not what runs it).
+    import compiler.analysis.check_runs
+
+    explore = compiler.analysis.core.analyze
+    limits: list[object] = []
+
+    def analyze(blueprint, **options):  # type: ignore[no-untyped-def]
+        limits.append(options.get("limit"))
+        return explore(blueprint, **options)
+
+    def registered(ctx):  # type: ignore[no-untyped-def]
+        raise AssertionError("check ran the registered analysis check")
+
+    monkeypatch.setattr(compiler.analysis.core, "analyze", analyze)
+    monkeypatch.setattr(compiler.analysis.check_runs, "check_runs", registered)
+    registry = compiler.pipeline.REGISTRY
+    checks = [replace(c, fn=registered) if c.family == "analysis" else c for c in registry.checks]
+    monkeypatch.setattr(registry, "checks", checks)
+    checked = compiler.check_file(STRAND, max_states=3)
+    assert limits == [3]
+    assert checked.analysis is not None and not checked.analysis.complete
+    assert "analysis-incomplete" in codes(checked)
+    assert not hasattr(compiler.analysis.core, "state_limit")
 
 
 def _explore_crashes_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:

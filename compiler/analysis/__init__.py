@@ -20,14 +20,13 @@ from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .ceilings import Ceilings, StageCeiling
-    from .core import Analysis, analyze, analyze_cached
+    from .core import Analysis, analyze
     from .findings import Finding
     from .traces import Trace, TraceStep
 
 _EXPORTS = {
     "Analysis": "core",
     "analyze": "core",
-    "analyze_cached": "core",
     "Ceilings": "ceilings",
     "StageCeiling": "ceilings",
     "Finding": "findings",

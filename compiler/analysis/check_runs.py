@@ -1,11 +1,15 @@
-"""The check of the `analysis` family: every run explored (`analyze_cached`), each finding
-reported as a diagnostic with its trace as related locations. The exploration is imported
-when the check first runs, so that loading the registry (every `validate`) does not load it.
+"""The analysis family's findings as diagnostics, each with its trace as related locations.
+
+`check_bytes` explores a file once and reports through `run_findings`; `check_runs` is the
+family's registered check (what declares its rules, and what a caller asking
+`validate_bytes` for the `analysis` family gets, at the default state limit). The exploration
+is imported when it first runs, so that loading the registry (every `validate`) does not load it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..rulebook.registry import ANALYSIS
@@ -19,6 +23,9 @@ from .rules import (
     STAGE_NEVER_ENTERED,
 )
 
+if TYPE_CHECKING:
+    from .core import Analysis
+
 
 @ANALYSIS.check(
     RUN_CAN_STRAND,
@@ -29,10 +36,15 @@ from .rules import (
     ANALYSIS_INCOMPLETE,
 )
 def check_runs(ctx: RuleContext) -> Iterator[Diagnostic]:
-    from .core import analyze_cached
+    from .core import analyze
+
+    yield from run_findings(ctx, analyze(ctx.blueprint, default_max_iterations=ctx.settings.default_max_iterations))
+
+
+def run_findings(ctx: RuleContext, analysis: "Analysis") -> Iterator[Diagnostic]:
+    """Each finding of `analysis` (an exploration of `ctx.blueprint`) as a diagnostic."""
     from .findings import trace_path
 
-    analysis = analyze_cached(ctx.blueprint, ctx.settings.default_max_iterations)
     for finding in analysis.findings:
         related = list(finding.related)
         if finding.trace is not None:

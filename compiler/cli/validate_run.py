@@ -10,7 +10,6 @@ files are still checked. The path `-` reads one blueprint from standard input (e
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -213,35 +212,13 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
 def _check(
     files: tuple[str, ...], settings: dict[str, Settings], progress: bool, read: Callable[[str], bytes] = read_blueprint
 ) -> Run:
-    from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
-
-    def validate(path: str, data: bytes) -> "FileResult":
-        return (_validate_large if len(data) >= LARGE_INPUT_BYTES else validate_bytes)(path, data, settings[path])
+    from ..pipeline import validate_bytes
 
     run = Run()
-    loop = FileLoop(files, validate, read=read, progress=progress)
+    loop = FileLoop(files, lambda path, data: validate_bytes(path, data, settings[path]), read=read, progress=progress)
     for result in loop:
         run.results.append(result)
         if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
     run.unchecked = loop.unchecked
     return run
-
-
-def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
-    """`validate_bytes` on a large file, then its objects are hidden from the collector.
-
-    They live in the run's results until exit anyway. Re-enabling the collector as the library
-    does would make its next pass traverse all of them (a fifth of a second at 10,000
-    stages); `gc.freeze` moves them out of its sight in constant time instead.
-    """
-    from ..pipeline import validate_bytes
-
-    if not gc.isenabled():
-        return validate_bytes(path, data, settings)
-    gc.disable()
-    try:
-        return validate_bytes(path, data, settings)
-    finally:
-        gc.freeze()
-        gc.enable()
