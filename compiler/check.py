@@ -23,6 +23,7 @@ from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_by
 
 if TYPE_CHECKING:
     from .analysis.core import Analysis
+    from .analysis.tokens import RunCost
 
 #: Lint codes that explain an edge no run takes: such an edge is not reported twice.
 EDGE_EXPLAINED_BY = frozenset(
@@ -38,6 +39,9 @@ class CheckResult:
     result: FileResult
     #: None when the file was not analysed (it has errors, did not parse, or the exploration crashed).
     analysis: "Analysis | None"
+    #: The most tokens and dollars one run spends (`compiler.analysis.tokens`), from the
+    #: settings' prices and Leviath files; None when the file was not analysed.
+    tokens: "RunCost | None" = None
 
 
 def check_bytes(
@@ -64,8 +68,10 @@ def check_bytes(
             release(result.blueprint)  # the caller holds the analysis now; the cache must not
     finally:
         state_limit.reset(token)
+    from .analysis.tokens import models_from, run_cost
+
     kept = _without_repeats(result.diagnostics, analysis, settings)
-    return CheckResult(replace(result, diagnostics=kept), analysis)
+    return CheckResult(replace(result, diagnostics=kept), analysis, run_cost(analysis, models_from(settings)))
 
 
 def check_text(
