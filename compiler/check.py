@@ -24,6 +24,7 @@ from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_un
 
 if TYPE_CHECKING:
     from .analysis.core import Analysis
+    from .analysis.tokens import RunCost
 
 #: Lint codes that explain an edge no run takes: such an edge is not reported twice.
 EDGE_EXPLAINED_BY = frozenset(
@@ -39,6 +40,9 @@ class CheckResult:
     result: FileResult
     #: None when the file was not analysed (it has errors, did not parse, or the exploration crashed).
     analysis: "Analysis | None"
+    #: The most tokens and dollars one run spends (`compiler.analysis.tokens`), from the
+    #: settings' prices and Leviath files; None when the file was not analysed.
+    tokens: "RunCost | None" = None
 
 
 def check_bytes(
@@ -67,9 +71,10 @@ def check_bytes(
     except Exception as exc:  # a bug in the exploration must not end the caller's run
         return CheckResult(_with_crash(validated, exc), None)
     checked = validation.finish(found, ANALYSIS_FAMILIES)
-    return CheckResult(
-        replace(checked, diagnostics=_without_repeats(checked.diagnostics, analysis, settings)), analysis
-    )
+    from .analysis.tokens import models_from, run_cost
+
+    kept = _without_repeats(checked.diagnostics, analysis, settings)
+    return CheckResult(replace(checked, diagnostics=kept), analysis, run_cost(analysis, models_from(settings)))
 
 
 def check_text(

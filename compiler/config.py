@@ -30,6 +30,7 @@ from compiler.records import record
 from .discover import blueprint_folder, local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
+from .prices import PriceError, Prices, read_prices
 from .reading import read_limited
 
 #: Configuration files, in the order they are looked for in each directory: the first one
@@ -71,6 +72,8 @@ class Settings:
     #: (`custom-region-script-not-found`, `custom-region-script-outside`). None: the blueprint
     #: is not a file on disk, so no script is looked up; `for_file(path)` sets it.
     blueprint_folder: str | None = None
+    #: `provider/model` → its prices and limits (`compiler.prices`), for the token and cost ceilings.
+    prices: Prices = ()
 
     def for_file(self, path: str | os.PathLike[str]) -> "Settings":
         """These settings with what lies beside the blueprint file `path` (its `local_tools`
@@ -131,6 +134,9 @@ KEYS: dict[str, ConfigKey] = {
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
     "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
     "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),
+    "prices": ConfigKey(
+        "prices", "prices", (), "per provider/model: dollars per million input and output tokens, window, max_output"
+    ),
 }
 
 
@@ -151,6 +157,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
     rule_docs_url: str | None = None
+    prices: Prices | None = None
     #: How messages name the file (relative to the working directory where it can be).
     display: str = field(default="", compare=False)
 
@@ -248,7 +255,8 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
         data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
-        document = loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        document = loads(text)
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except ValueError as exc:  # not UTF-8, or not TOML (tomllib.TOMLDecodeError)
@@ -262,17 +270,25 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
             raise ConfigError(f"{where}: [{CONFIG_TABLE}] must be a table")
         prefix = f"{where}: [{CONFIG_TABLE}] "
         unknown = f" in [{CONFIG_TABLE}]"
+        table_path: tuple[str, ...] = ("tool", "blueprint")
     else:
         table = document
         if "tool" in table and isinstance(table["tool"], dict) and "blueprint" in table["tool"]:
             raise ConfigError(f"{where}: write the keys at the top level: [{CONFIG_TABLE}] is for pyproject.toml only")
         prefix = f"{where}: "
         unknown = ""
+        table_path = ()
     values: dict[str, Any] = {}
     for key, value in table.items():
         spec = KEYS.get(key)
         if spec is None:
             raise ConfigError(f"{where}: unknown key '{key}'{unknown}{_did_you_mean(key, list(KEYS))}")
+        if spec.kind == "prices":
+            try:
+                values["prices"] = read_prices(value, where, text, (*table_path, key))
+            except PriceError as exc:
+                raise ConfigError(str(exc)) from exc
+            continue
         values[spec.attribute] = _READERS[spec.kind](value, prefix + key, path.parent)
     return FileConfig(path=path, display=display or "", **values)
 

@@ -66,6 +66,18 @@ def test_the_gate(files: Path, new: str, fail_on: str | None, status: int) -> No
     assert result.stderr == ""
 
 
+@pytest.mark.parametrize(
+    ("kind", "case", "status"), [("cost-raised", "plan-opus", 1), ("cost-lowered", "plan-sonnet", 0)]
+)
+def test_the_cost_gate_trips_on_a_dearer_run_only(kind: str, case: str, status: int) -> None:
+    """The prices come from the blueprint.toml beside the files, as for every command."""
+    old, new = CASES / kind / f"{case}.old.leviath", CASES / kind / f"{case}.new.leviath"
+    result = diff(old, new, "--fail-on", "cost")
+    assert result.exit_code == status, result.output
+    assert f"[{kind}]" in result.output
+    assert diff(old, new, "--fail-on", "cost", "--no-runs").exit_code == 0  # no runs, no cost compared
+
+
 def test_text_names_each_change_with_its_class_kind_and_places(files: Path) -> None:
     result = diff("base.leviath", "risky.leviath")
     assert result.exit_code == 0

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import FLAGS, KEYS, ConfigError, ConfigFinder, FileConfig, Overrides
 from ..display import visible_lines
+from ..prices import prices_toml
 from .errors import CliError
 
 
@@ -37,7 +38,8 @@ def show_settings(path: str, overrides: Overrides) -> str:
     lines.extend(f"# Also found, not read: {warning}" for warning in dict.fromkeys(finder.warnings))
     for name in KEYS:
         value, source = _resolve(name, config, overrides)
-        lines.append(f"{name} = {_toml(value)}  # {source}" if value is not None else f"# {name} is not set ({source})")
+        shown = prices_toml(value) if name == "prices" and value is not None else _toml(value)
+        lines.append(f"{name} = {shown}  # {source}" if value is not None else f"# {name} is not set ({source})")
     if overrides.exclude:
         lines.append(f"# --exclude adds {_toml(overrides.exclude)} (relative to the working directory)")
     if left_out is not None:

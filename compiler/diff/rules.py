@@ -222,6 +222,13 @@ RULES: dict[str, ChangeRule] = _rules(
         "the most stage visits or inferences a run can make went up (or became unbounded)",
         "the worst-case cost of a run grew",
     ),
+    ChangeRule(
+        "cost-raised",
+        R,
+        _RUNS,
+        "the most tokens or dollars a run can spend went up (or became unbounded)",
+        "a run may now cost more; `--fail-on cost` gates on it",
+    ),
     # --- info -------------------------------------------------------------------------------
     ChangeRule("blueprint-added", I, _BP, "a new blueprint file", "nothing used it before"),
     ChangeRule("stage-added", I, _BP, "a new stage", "no run entered it before; reachability is in the run delta"),
@@ -319,6 +326,13 @@ RULES: dict[str, ChangeRule] = _rules(
         _RUNS,
         "the most stage visits or inferences a run can make went down (or became bounded)",
         "the worst-case cost of a run shrank",
+    ),
+    ChangeRule(
+        "cost-lowered",
+        I,
+        _RUNS,
+        "the most tokens or dollars a run can spend went down (or became bounded)",
+        "the worst-case bill of a run shrank",
     ),
     ChangeRule(
         "runs-can-complete", I, _RUNS, "no run completed before; now some run can", "the agent can finish again"

@@ -36,7 +36,7 @@ def ceilings_block(item: CheckResult) -> str:
         from ..parse.other_files import refusal
 
         return f"{visible(item.result.path)}: not analysed: it {refusal(item.result.diagnostics)}"
-    return ceilings_text(item.result.path, item.analysis)
+    return ceilings_text(item.result.path, item.analysis, item.tokens)
 
 
 def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
@@ -73,7 +73,7 @@ def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict
     from .json import report_document
 
     entry: dict[str, Any] = report_document([item.result], fixes)["files"][0]
-    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.tokens)
     return entry
 
 
