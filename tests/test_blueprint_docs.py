@@ -27,6 +27,7 @@ from compiler.render.blueprint_docs import (
     render_markdown,
     unique_stems,
 )
+from compiler.render.findings_page import findings_page
 from tests.helpers import ROOT, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
@@ -340,14 +341,56 @@ def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
     assert target.read_text(encoding="utf-8") == "keep me"
 
 
-def test_docs_skips_a_blueprint_with_errors_and_exits_1(tmp_path: Path) -> None:
+def test_a_blueprint_with_errors_gets_a_page_of_its_findings_and_exits_1(tmp_path: Path) -> None:
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
     bad = write(tmp_path / "bad.leviath", '[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n')
     out = tmp_path / "out"
     result = CliRunner().invoke(cli, ["docs", str(good), str(bad), "-o", str(out)])
     assert result.exit_code == 1
     assert "error[unknown-stage]" in result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md", "index.html", "index.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bad.html",
+        "bad.md",
+        "good.html",
+        "good.md",
+        "index.html",
+        "index.md",
+    ]
+    page = (out / "bad.md").read_text(encoding="utf-8")
+    assert page.startswith("[All blueprints](index.md)\n\n# bad (has errors)\n")
+    assert "`bad.leviath` does not validate: 2 errors" in page
+    rows = [line for line in page.splitlines() if line.startswith("| error |")]
+    assert rows[0].startswith("| error | `no-terminal-path` | 3:9 | stages.a |")
+    assert rows[1].startswith("| error | `unknown-stage` | 3:23 | stages.a.transitions.ghost | transition from 'a' to")
+    assert "## Stages" not in page
+    html = parse_html((out / "bad.html").read_text(encoding="utf-8"))
+    assert [tag for tag, _ in html.tags].count("tr") == 1 + 5  # the heading row and every finding, warnings too
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "| [bad](bad.md) (has errors) |  | — | — | `bad.leviath` |" in index
+    assert "2 blueprints, 1 with errors" in index
+    assert '<a href="bad.html">bad</a><span class="tag errors">has errors</span>' in (out / "index.html").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_a_file_that_does_not_parse_gets_a_page_named_after_its_source(tmp_path: Path) -> None:
+    write(tmp_path / "in" / "broken" / "agent.leviath", "[agent\nname = 1\n")
+    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in")])
+    assert result.exit_code == 1
+    assert result.stdout.startswith("# broken/agent.leviath (has errors)\n")
+    assert "| error | `toml-syntax` | 1:1 |" in result.stdout
+
+
+def test_the_findings_page_escapes_what_the_file_says(tmp_path: Path) -> None:
+    source = '[agent]\nname = "<b>x</b> | y"\n[stages."<i>s</i>".transitions."<script>"]\n'
+    result = validate_bytes("evil.leviath", source.encode())
+    page = findings_page(result, "evil.leviath")
+    html = render_html(page, index=True)
+    assert "<b>" not in html and "<i>" not in html and "<script>" not in html
+    assert "&lt;script&gt;" in html
+    markdown = render_markdown(page)
+    assert markdown.startswith("# \\<b\\>x\\</b\\> \\| y (has errors)\n")
+    assert all(line.count(" | ") - line.count("\\|") <= 6 for line in markdown.splitlines() if line.startswith("| "))
 
 
 def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:

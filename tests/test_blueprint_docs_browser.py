@@ -179,3 +179,23 @@ def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_p
     page = browser.dump_dom(out / links[0])
     assert '<input type="checkbox" id="zoom" class="zoom">' in page and 'for="zoom"' in page
     assert '<a href="index.html">All blueprints</a>' in page
+
+
+@needs_chromium
+def test_a_blueprint_with_errors_has_a_page_of_findings_in_the_browser(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli.app import cli
+
+    source = tmp_path / "in" / "bad.leviath"
+    source.parent.mkdir()
+    source.write_text('[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n', encoding="utf-8")
+    out = tmp_path / "site"
+    assert CliRunner().invoke(cli, ["docs", str(source.parent), "-o", str(out)]).exit_code == 1
+    page = browser.dump_dom(out / "bad.html")
+    rows = re.findall(r'<tr class="finding (\w+)">(.*?)</tr>', page)
+    assert [severity for severity, _ in rows] == ["error", "error", "warning", "warning", "warning"]
+    assert '<code>unknown-stage</code></td><td class="at">3:23</td>' in rows[1][1]
+    assert "<script" not in page
+    index = browser.dump_dom(out / "index.html")
+    assert '<a href="bad.html">bad</a><span class="tag errors">has errors</span>' in index

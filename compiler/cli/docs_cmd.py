@@ -10,9 +10,10 @@ through a symbolic or hard link (`outdir.OutputDirectory`). A page names its sou
 to the directory given on the command line (a file given by name: relative to the working
 directory, or its bare name).
 
-Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
-publish and trust. Its errors go to stderr, the other blueprints still get their pages, and
-the exit status is 1.
+A blueprint with errors gets a page of its findings instead of its stages (a page is
+something people publish and trust, so it shows no description it cannot vouch for, but the
+blueprint does not vanish from the site either); the index marks it. Its errors also go to
+stderr and the exit status is 1. A file that is not a blueprint gets no page.
 
 Exit status: 0 every page written, 1 some blueprint has errors, 2 a path is missing, a file
 cannot be read, DIR cannot be written, or the configuration is invalid.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -31,6 +33,10 @@ from .common import check_file, find_blueprints, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
 from .options import color_option, discovery_options
 from .outdir import OutputDirectory
+
+if TYPE_CHECKING:
+    from ..render.blueprint_docs import Page
+    from ..render.findings_page import FindingsPage
 
 
 @click.command("docs")
@@ -66,6 +72,7 @@ def command(
 
     PATH may be a file or a directory (searched like `blueprint validate` does).
     """
+    from ..parse.other_files import NOT_A_BLUEPRINT
     from ..render.blueprint_docs import (
         INDEX_STEM,
         IndexEntry,
@@ -76,18 +83,22 @@ def command(
         render_markdown,
         unique_stems,
     )
+    from ..render.findings_page import findings_page
 
     overrides = rule_overrides((), (), None, exclude=exclude, respect_gitignore=respect_gitignore)
     files = find_blueprints(paths, overrides, ConfigFinder(), warn_skipped=False)
 
-    pages = []
+    pages: "list[Page | FindingsPage]" = []
     failing = False
     for path in files:
         result = check_file(path)
+        label = source_label(path, paths)
         if report_errors(result, color) or result.blueprint is None:
             failing = True
+            if all(d.code != NOT_A_BLUEPRINT.code for d in result.diagnostics):
+                pages.append(findings_page(result, label))
             continue
-        pages.append(page_data(result.blueprint, source_label(path, paths), engine))
+        pages.append(page_data(result.blueprint, label, engine))
 
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..graph import StageGraph
     from ..ir.model import Blueprint, Edge, Stage
     from .diagram import Node
+    from .findings_page import FindingsPage
 
 Engine = Literal["auto", "graphviz", "builtin"]
 ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
@@ -95,13 +96,15 @@ class Page:
     svg_engine: str
     #: Edges of the stage graph (transitions, fall-throughs, fan-out), for the index.
     edge_count: int = 0
+    #: Never, for a page of stages (a blueprint with errors gets a `FindingsPage`).
+    has_errors: bool = False
 
 
 @record
 class IndexEntry:
     """One row of the index: a page and the file name (without suffix) it was written to."""
 
-    page: Page
+    page: "Page | FindingsPage"
     stem: str
 
 
@@ -303,16 +306,20 @@ def _environment(html: bool):
     return env
 
 
-def render_markdown(page: Page, *, index: bool = False) -> str:
-    """The Markdown page; with `index`, it links back to `index.md` beside it."""
-    return _environment(False).get_template("blueprint.md.j2").render(page=page, index=index)
+def render_markdown(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The Markdown page (of findings, for a blueprint with errors); with `index`, it links
+    back to `index.md` beside it."""
+    name = "findings.md.j2" if page.has_errors else "blueprint.md.j2"
+    return _environment(False).get_template(name).render(page=page, index=index)
 
 
-def render_html(page: Page, *, index: bool = False) -> str:
-    """The HTML page; with `index`, it links back to `index.html` beside it."""
+def render_html(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The HTML page (of findings, for a blueprint with errors); with `index`, it links back
+    to `index.html` beside it."""
     from markupsafe import Markup
 
-    return _environment(True).get_template("blueprint.html.j2").render(page=page, svg=Markup(page.svg), index=index)
+    template = _environment(True).get_template("findings.html.j2" if page.has_errors else "blueprint.html.j2")
+    return template.render(page=page, svg=Markup(getattr(page, "svg", "")), index=index)
 
 
 def render_index_markdown(entries: list[IndexEntry]) -> str:
