@@ -18,16 +18,15 @@ from click.testing import CliRunner
 from compiler.cli.app import cli
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import (
-    file_stem,
     md,
     md_block,
     md_code,
     page_data,
     render_html,
     render_markdown,
-    unique_stems,
 )
 from compiler.render.findings_page import findings_page
+from compiler.render.page_names import file_stem, page_stems, path_stem
 from tests.helpers import ROOT, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
@@ -283,8 +282,39 @@ def test_file_stem_is_a_plain_file_name(name: str, stem: str) -> None:
     assert file_stem(name) == stem
 
 
-def test_unique_stems_number_collisions_case_insensitively() -> None:
-    assert unique_stems(["a", "A", "a", "b/", "b"]) == ["a", "A-2", "a-3", "b", "b-2"]
+@pytest.mark.parametrize(
+    ("source", "stem"),
+    [
+        ("agents/coder/agent.leviath", "agents.coder"),
+        ("coder/agent.leviath", "coder"),
+        ("agent.leviath", "agent"),
+        ("review-loop.leviath", "review-loop"),
+        ("team/review loop.leviath", "team.review-loop"),
+        ("../../up/x.leviath", "up.x"),
+        ("CON.leviath", "blueprint-CON"),
+        ("blueprint.toml", "blueprint.toml"),
+        ("日本/agent.leviath", "blueprint"),
+    ],
+)
+def test_a_page_is_named_by_its_path(source: str, stem: str) -> None:
+    assert path_stem(source) == stem
+
+
+def test_page_names_that_would_meet_get_a_stable_hash_suffix() -> None:
+    sources = ["a.b/agent.leviath", "a/b/agent.leviath", "A/B.leviath", "c/agent.leviath", "index.leviath"]
+    stems = page_stems(sources)
+    assert stems[3] == "c"
+    assert [re.fullmatch(r"(.+)-[0-9a-f]{8}", stem)[1] for stem in stems[:3] + stems[4:]] == [
+        "a.b",
+        "a.b",
+        "A.B",
+        "index",
+    ]
+    assert len({stem.lower() for stem in stems}) == len(stems)
+    # The same path keeps its page name whatever else is in the site, and in any order.
+    assert page_stems(list(reversed(sources))) == list(reversed(stems))
+    assert page_stems(sources[:1] + sources[3:]) == ["a.b", "c", stems[4]]
+    assert page_stems(["x.leviath", "x.leviath"])[0] != page_stems(["x.leviath", "x.leviath"])[1]
 
 
 # --- the command --------------------------------------------------------------------------
@@ -307,7 +337,7 @@ def test_docs_prints_markdown_without_output_dir(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Path) -> None:
+def test_docs_writes_only_into_the_directory_with_pages_named_by_path(tmp_path: Path) -> None:
     write(tmp_path / "in" / "one" / "agent.leviath", OK.format(name="same"))
     write(tmp_path / "in" / "two" / "agent.leviath", OK.format(name="same"))
     write(tmp_path / "in" / "three.leviath", OK.format(name="../../escape"))
@@ -321,11 +351,14 @@ def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Pa
         [Path("out"), Path("out/docs")]
         + [
             Path("out/docs") / f"{stem}{suffix}"
-            for stem in ("same", "same-2", "escape", "index")
+            for stem in ("one", "two", "three", "index")
             for suffix in (".md", ".html")
         ]
     )
-    assert (out / "same.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
+    assert (out / "one.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
+    assert (out / "three.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# ../../escape\n")
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "| [same](one.md) |" in index and "| [same](two.md) |" in index
 
 
 def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
@@ -334,7 +367,7 @@ def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
     out.mkdir()
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep me", encoding="utf-8")
-    (out / "victim.md").symlink_to(target)
+    (out / "a.md").symlink_to(target)
     result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out)])
     assert result.exit_code == 2
     assert "symbolic link" in result.output
@@ -413,7 +446,7 @@ def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Pa
     assert result.exit_code == 0, result.output
     index = (out / "index.md").read_text(encoding="utf-8").splitlines()
     assert "| [alpha](alpha.md) | First \\| agent | 1 | 0 | `alpha/agent.leviath` |" in index
-    assert "| [index](index-2.md) |  | 1 | 0 | `index.leviath` |" in index  # never over the index itself
+    assert "| [index](index-a08ac816.md) |  | 1 | 0 | `index.leviath` |" in index  # never over the index itself
     html = (out / "index.html").read_text(encoding="utf-8")
     assert '<a href="alpha.html">alpha</a></td><td>First | agent</td><td class="count">1</td>' in html
     assert "<script" not in html and "Content-Security-Policy" in html
@@ -436,3 +469,21 @@ def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, mo
         == "agent.leviath"
     )
     assert source_label(str(source), ()) == "agent.leviath"
+
+
+def test_agents_that_share_a_name_get_pages_named_by_their_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for folder in ("agents/coder", "agents/coder-old", "tools/coder"):
+        write(tmp_path / "repo" / folder / "agent.leviath", OK.format(name="coder"))
+    monkeypatch.chdir(tmp_path / "repo")
+    result = CliRunner().invoke(cli, ["docs", ".", "-o", "site", "--diagram", "builtin"])
+    assert result.exit_code == 0, result.output
+    pages = sorted(p.name for p in (tmp_path / "repo" / "site").glob("*.html"))
+    assert pages == ["agents.coder-old.html", "agents.coder.html", "index.html", "tools.coder.html"]
+    index = (tmp_path / "repo" / "site" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<a href="([^"]+)">coder</a>', index) == [
+        "agents.coder.html",
+        "agents.coder-old.html",
+        "tools.coder.html",
+    ]

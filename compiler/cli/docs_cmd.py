@@ -1,12 +1,13 @@
 """`blueprint docs PATH … [-o DIR]`: a documentation page per blueprint.
 
 Without `-o` the Markdown pages go to stdout. With `-o DIR` each blueprint gets
-`DIR/<name>.md` and `DIR/<name>.html` (a self-contained page: inline SVG diagram, inline
+`DIR/<page>.md` and `DIR/<page>.html` (a self-contained page: inline SVG diagram, inline
 style, nothing fetched), and `DIR/index.md` and `DIR/index.html` list them all with their
-description and counts: a site to publish as it is. The file name is made from the
-blueprint's `[agent] name`, reduced to letters, digits, `.`, `_` and `-`, numbered where two
-blueprints would share it (or would take `index`); nothing is written outside DIR, and never
-through a symbolic or hard link (`outdir.OutputDirectory`). A page names its source relative
+description and counts: a site to publish as it is. A page is named after the blueprint's
+path as the page shows it (`agents/coder/agent.leviath` → `agents.coder`, see
+`render.page_names`), so agents that share a name do not collide and a page keeps its name.
+Nothing is written outside DIR, and never through a symbolic or hard link
+(`outdir.OutputDirectory`). A page names its source relative
 to the directory given on the command line (a file given by name: relative to the working
 directory, or its bare name).
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     "directory",
     metavar="DIR",
     type=click.Path(path_type=str, file_okay=False),
-    help="Write <name>.md and <name>.html for each blueprint, and an index, into DIR (created if needed).",
+    help="Write <page>.md and <page>.html for each blueprint (named by its path), and an index, into DIR (created if needed).",
 )
 @click.option(
     "--diagram",
@@ -74,16 +75,15 @@ def command(
     """
     from ..parse.other_files import NOT_A_BLUEPRINT
     from ..render.blueprint_docs import (
-        INDEX_STEM,
         IndexEntry,
         page_data,
         render_html,
         render_index_html,
         render_index_markdown,
         render_markdown,
-        unique_stems,
     )
     from ..render.findings_page import findings_page
+    from ..render.page_names import INDEX_STEM, page_stems
 
     overrides = rule_overrides((), (), None, exclude=exclude, respect_gitignore=respect_gitignore)
     files = find_blueprints(paths, overrides, ConfigFinder(), warn_skipped=False)
@@ -103,7 +103,7 @@ def command(
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))
     elif pages:
-        stems = unique_stems([page.name for page in pages], reserved=(INDEX_STEM,))
+        stems = page_stems([page.source or page.name for page in pages])
         entries = [IndexEntry(page, stem) for page, stem in zip(pages, stems, strict=True)]
         with OutputDirectory(directory) as out:
             for page, stem in zip(pages, stems, strict=True):

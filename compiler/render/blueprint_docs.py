@@ -17,7 +17,6 @@ import functools
 import re
 import shutil
 import subprocess
-import unicodedata
 from typing import TYPE_CHECKING, Any, Literal
 
 from compiler.records import record
@@ -332,55 +331,14 @@ def render_index_html(entries: list[IndexEntry]) -> str:
     return _environment(True).get_template("index.html.j2").render(entries=entries)
 
 
-# --- file names ---------------------------------------------------------------------------
-
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_WINDOWS_RESERVED = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(1, 10)] + [f"lpt{i}" for i in range(1, 10)]
-)
-
-
-def file_stem(name: str) -> str:
-    """A file name for a blueprint name: letters, digits, `.`, `_`, `-` only, never hidden,
-    never a path, never a reserved device name."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")  # ü → u
-    stem = _UNSAFE_NAME.sub("-", ascii_name).strip("-.")[:80].strip("-.")
-    if not stem or stem.lower() in _WINDOWS_RESERVED:
-        stem = f"blueprint-{stem}" if stem else "blueprint"
-    return stem
-
-
-#: File names the site keeps for itself.
-INDEX_STEM = "index"
-
-
-def unique_stems(names: list[str], reserved: tuple[str, ...] = ()) -> list[str]:
-    """`file_stem` of each name, numbered (`-2`, `-3` …) where two would collide, or would take
-    a `reserved` stem, case-insensitively (macOS and Windows file systems do not tell `A.md`
-    from `a.md`)."""
-    taken: set[str] = {stem.lower() for stem in reserved}
-    out = []
-    for name in names:
-        base = file_stem(name)
-        stem, number = base, 1
-        while stem.lower() in taken:
-            number += 1
-            stem = f"{base}-{number}"
-        taken.add(stem.lower())
-        out.append(stem)
-    return out
-
-
 __all__ = [
     "ENGINES",
-    "INDEX_STEM",
     "EdgeRow",
     "IndexEntry",
     "Page",
     "RegionRow",
     "StageRow",
     "diagram_svg",
-    "file_stem",
     "graphviz_svg",
     "md",
     "md_block",
@@ -391,5 +349,4 @@ __all__ = [
     "render_index_html",
     "render_index_markdown",
     "render_markdown",
-    "unique_stems",
 ]
