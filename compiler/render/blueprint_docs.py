@@ -115,7 +115,7 @@ def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine 
 
     graph = StageGraph.from_blueprint(blueprint)
     picture = drawing(graph, blueprint.name)
-    svg, used = diagram_svg(picture, engine)
+    svg, used = page_svg(blueprint, engine, picture)
     flags = {node.name: node for node in picture.nodes if node.kind == "stage"}
     return Page(
         name=blueprint.name,
@@ -227,6 +227,16 @@ def _region_row(region: Any, scope: str) -> RegionRow:
 
 
 # --- the diagram --------------------------------------------------------------------------
+
+
+def page_svg(blueprint: "Blueprint", engine: Engine = "auto", picture: Drawing | None = None) -> tuple[str, str]:
+    """(the page's diagram, the layout used): what `blueprint graph --format svg` prints too,
+    so the two are the same bytes. `picture` is the blueprint's drawing when already made."""
+    if picture is None:
+        from ..graph import StageGraph
+
+        picture = drawing(StageGraph.from_blueprint(blueprint), blueprint.name)
+    return diagram_svg(picture, engine)
 
 
 def diagram_svg(picture: Drawing, engine: Engine = "auto") -> tuple[str, str]:
@@ -344,6 +354,7 @@ __all__ = [
     "md_block",
     "md_code",
     "page_data",
+    "page_svg",
     "prose",
     "render_html",
     "render_index_html",
