@@ -30,12 +30,13 @@ import click
 
 from ..config import ConfigFinder
 from ..render.blueprint_docs import ENGINES, Engine
-from .common import check_file, find_blueprints, report_errors, rule_overrides
+from .common import find_blueprints, read_with_settings, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
 from .options import color_option, discovery_options
 from .outdir import OutputDirectory
 
 if TYPE_CHECKING:
+    from ..check import CheckResult
     from ..render.blueprint_docs import Page
     from ..render.findings_page import FindingsPage
 
@@ -91,14 +92,15 @@ def command(
     pages: "list[Page | FindingsPage]" = []
     failing = False
     for path in files:
-        result = check_file(path)
+        checked = check_runs(path)
+        result = checked.result
         label = source_label(path, paths)
         if report_errors(result, color) or result.blueprint is None:
             failing = True
             if all(d.code != NOT_A_BLUEPRINT.code for d in result.diagnostics):
                 pages.append(findings_page(result, label))
             continue
-        pages.append(page_data(result.blueprint, label, engine))
+        pages.append(page_data(result.blueprint, label, engine, checked.analysis, explore=False))
 
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))
@@ -117,6 +119,15 @@ def command(
                 out.write(INDEX_STEM + suffix, text)
                 echo_problem(f"wrote {out.path(INDEX_STEM + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def check_runs(path: str) -> "CheckResult":
+    """One blueprint checked as `blueprint check` does (with its own settings): its findings
+    and, when it has no error, its runs explored, which the page draws."""
+    from ..check import check_bytes
+
+    data, settings = read_with_settings(path)
+    return check_bytes(path, data, settings)
 
 
 def source_label(path: str, given: tuple[str, ...]) -> str:

@@ -1,7 +1,7 @@
 """`blueprint graph PATH [--format mermaid|dot|text|svg] [-o OUT]`: draw the stage graph.
 
 `svg` is the diagram of the blueprint's `blueprint docs` page, byte for byte (the same
-function draws both), laid out as `--diagram` says.
+function draws both, from the same `check` of the runs), laid out as `--diagram` says.
 
 A blueprint with errors is still drawn. The drawing is often exactly what shows the mistake
 (an edge into a red `missing` node, a stage nothing reaches), and the model builder never
@@ -73,7 +73,14 @@ def command(path: str, output_format: str, output: str | None, engine: Engine, c
     from ..graph import StageGraph
     from ..render.drawings import render
 
-    result = check_file(path)
+    analysis = None
+    if output_format == "svg":  # the page's diagram shows what check found about the runs
+        from .docs_cmd import check_runs
+
+        checked = check_runs(path)
+        result, analysis = checked.result, checked.analysis
+    else:
+        result = check_file(path)
     failing = report_errors(result, color)
     if result.blueprint is None:
         sys.exit(EXIT_FINDINGS)
@@ -81,7 +88,7 @@ def command(path: str, output_format: str, output: str | None, engine: Engine, c
     if output_format == "svg":
         from ..render.blueprint_docs import page_svg
 
-        write_output(page_svg(blueprint, engine)[0], output)
+        write_output(page_svg(blueprint, engine, analysis=analysis)[0], output)
     else:
         write_output(render(StageGraph.from_blueprint(blueprint), output_format, blueprint.name), output)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)

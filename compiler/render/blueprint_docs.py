@@ -15,27 +15,23 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
-import subprocess
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from compiler.records import record
 
 from ..display import visible, visible_lines
 from ..ir.model import DEFAULT_NUDGE_TEXT
-from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid
+from .diagram import CONDITIONED, drawing, gate_summary, stuck_summary, to_mermaid
+from .page_diagram import ENGINES, Engine, diagram_svg, explore_runs, graphviz_svg, page_svg, run_facts_of
 from .templating import template_environment
 
 if TYPE_CHECKING:
+    from ..analysis.core import Analysis
     from ..graph import StageGraph
     from ..ir.model import Blueprint, Edge, Stage
     from .diagram import Node
     from .findings_page import FindingsPage
-
-Engine = Literal["auto", "graphviz", "builtin"]
-ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
-#: Seconds Graphviz may take before the built-in layout is used instead.
-GRAPHVIZ_TIMEOUT = 20
+    from .run_facts import RunFacts
 
 
 @record
@@ -97,6 +93,10 @@ class Page:
     edge_count: int = 0
     #: Never, for a page of stages (a blueprint with errors gets a `FindingsPage`).
     has_errors: bool = False
+    #: What `check` found about its runs (None when the runs were not explored), and the
+    #: chart of its ceilings (an inline SVG, "" without ceilings).
+    runs: "RunFacts | None" = None
+    chart: str = ""
 
 
 @record
@@ -110,12 +110,25 @@ class IndexEntry:
 # --- gathering ----------------------------------------------------------------------------
 
 
-def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine = "auto") -> Page:
+def page_data(
+    blueprint: "Blueprint",
+    source: str | None = None,
+    engine: Engine = "auto",
+    analysis: "Analysis | None" = None,
+    *,
+    explore: bool = True,
+) -> Page:
+    """Everything the page shows. `analysis` is what `check` found (`CheckResult.analysis`);
+    without it the runs are explored here, unless `explore` is False."""
     from ..graph import StageGraph
+    from .ceilings_chart import ceilings_chart
 
     graph = StageGraph.from_blueprint(blueprint)
     picture = drawing(graph, blueprint.name)
-    svg, used = page_svg(blueprint, engine, picture)
+    if analysis is None and explore:
+        analysis = explore_runs(blueprint)
+    svg, used = page_svg(blueprint, engine, picture, analysis)
+    runs = run_facts_of(analysis, picture)
     flags = {node.name: node for node in picture.nodes if node.kind == "stage"}
     return Page(
         name=blueprint.name,
@@ -130,6 +143,8 @@ def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine 
         svg=svg,
         svg_engine=used,
         edge_count=len(list(graph.edges)),
+        runs=runs,
+        chart=ceilings_chart(runs) if runs is not None else "",
     )
 
 
@@ -226,50 +241,6 @@ def _region_row(region: Any, scope: str) -> RegionRow:
     return RegionRow(region.name, region.kind, budget, region.required, region.description, scope)
 
 
-# --- the diagram --------------------------------------------------------------------------
-
-
-def page_svg(blueprint: "Blueprint", engine: Engine = "auto", picture: Drawing | None = None) -> tuple[str, str]:
-    """(the page's diagram, the layout used): what `blueprint graph --format svg` prints too,
-    so the two are the same bytes. `picture` is the blueprint's drawing when already made."""
-    if picture is None:
-        from ..graph import StageGraph
-
-        picture = drawing(StageGraph.from_blueprint(blueprint), blueprint.name)
-    return diagram_svg(picture, engine)
-
-
-def diagram_svg(picture: Drawing, engine: Engine = "auto") -> tuple[str, str]:
-    """(inline SVG, "graphviz" | "builtin"): Graphviz's layout when asked for or available,
-    else ours. Graphviz failing (or missing when asked for) falls back to ours."""
-    if engine != "builtin" and shutil.which("dot"):
-        svg = graphviz_svg(to_dot(picture))
-        if svg is not None:
-            return svg, "graphviz"
-    from .diagram_svg import to_svg
-
-    return to_svg(picture), "builtin"
-
-
-def graphviz_svg(dot_source: str) -> str | None:
-    """`dot -Tsvg`, stripped of its XML prolog and doctype so it can sit inside HTML."""
-    try:
-        done = subprocess.run(
-            ["dot", "-Tsvg"],
-            input=dot_source.encode("utf-8"),
-            capture_output=True,
-            timeout=GRAPHVIZ_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    svg = done.stdout.decode("utf-8", errors="replace")
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else None
-
-
 # --- rendering ----------------------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~!{}#])")
@@ -328,7 +299,9 @@ def render_html(page: "Page | FindingsPage", *, index: bool = False) -> str:
     from markupsafe import Markup
 
     template = _environment(True).get_template("findings.html.j2" if page.has_errors else "blueprint.html.j2")
-    return template.render(page=page, svg=Markup(getattr(page, "svg", "")), index=index)
+    return template.render(
+        page=page, svg=Markup(getattr(page, "svg", "")), chart=Markup(getattr(page, "chart", "")), index=index
+    )
 
 
 def render_index_markdown(entries: list[IndexEntry]) -> str:
@@ -344,6 +317,7 @@ def render_index_html(entries: list[IndexEntry]) -> str:
 __all__ = [
     "ENGINES",
     "EdgeRow",
+    "Engine",
     "IndexEntry",
     "Page",
     "RegionRow",
