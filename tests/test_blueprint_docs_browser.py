@@ -179,3 +179,90 @@ def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_p
     page = browser.dump_dom(out / links[0])
     assert '<input type="checkbox" id="zoom" class="zoom">' in page and 'for="zoom"' in page
     assert '<a href="index.html">All blueprints</a>' in page
+
+
+@needs_chromium
+def test_a_blueprint_with_errors_has_a_page_of_findings_in_the_browser(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli.app import cli
+
+    source = tmp_path / "in" / "bad.leviath"
+    source.parent.mkdir()
+    source.write_text('[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n', encoding="utf-8")
+    out = tmp_path / "site"
+    assert CliRunner().invoke(cli, ["docs", str(source.parent), "-o", str(out)]).exit_code == 1
+    page = browser.dump_dom(out / "bad.html")
+    rows = re.findall(r'<tr class="finding (\w+)">(.*?)</tr>', page)
+    assert [severity for severity, _ in rows] == ["error", "error", "warning", "warning", "warning"]
+    assert '<code>unknown-stage</code></td><td class="at">3:23</td>' in rows[1][1]
+    assert "<script" not in page
+    index = browser.dump_dom(out / "index.html")
+    assert '<a href="bad.html">bad</a><span class="tag errors">has errors</span>' in index
+
+
+# --- measured in the browser --------------------------------------------------------------------
+
+#: Runs in a test copy of a page (the published page runs no script): picks a traced run when
+#: asked, then records the geometry and the computed styles the checks below read.
+MEASURE = """<script>
+const pick = document.getElementById(%(pick)s);
+if (pick) pick.checked = true;
+const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const out = {width: document.documentElement.clientWidth, texts: [], nodes: [], highlighted: [], steps: {}};
+for (const t of document.querySelectorAll("svg.stage-graph text")) {
+  const r = box(t); if (r[2] > r[0]) out.texts.push([t.textContent].concat(r));
+}
+for (const g of document.querySelectorAll("svg.stage-graph g.node > rect:first-child")) {
+  out.nodes.push(box(g).concat([getComputedStyle(g).stroke]));
+}
+for (const p of document.querySelectorAll("svg.stage-graph path.edge")) {
+  if (getComputedStyle(p).stroke === "rgb(230, 126, 34)") out.highlighted.push(p.getAttribute("class"));
+}
+for (const ol of document.querySelectorAll(".traces .steps")) {
+  out.steps[ol.className] = getComputedStyle(ol).display;
+}
+out.diagram = box(document.querySelector("svg.stage-graph"));
+out.chart = document.querySelector("svg.ceilings-chart") ? box(document.querySelector("svg.ceilings-chart")) : null;
+const pre = document.createElement("pre"); pre.id = "measured"; pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"""
+
+
+def measure(html: str, tmp_path: Path, width: int = 1280, pick: str | None = None) -> dict:
+    """Open `html` at `width` pixels in Chromium and measure it (MEASURE)."""
+    import html as html_module
+    import json
+
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page = page.replace("</body>", MEASURE % {"pick": json.dumps(pick)} + "</body>")
+    path = tmp_path / "measured.html"
+    path.write_text(page, encoding="utf-8")
+    done = browser._run(path, "--dump-dom", f"--window-size={width},1600")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', done.stdout.decode("utf-8", errors="replace"), re.S)
+    assert found, done.stderr.decode(errors="replace")[-500:]
+    return json.loads(html_module.unescape(found.group(1)))
+
+
+def checked_page(path: Path, label: str):
+    from compiler.check import check_file
+
+    result = check_file(path)
+    return page_data(result.result.blueprint, label, "builtin", result.analysis)
+
+
+@needs_chromium
+def test_picking_a_traced_run_highlights_its_path_and_shows_its_steps(tmp_path: Path) -> None:
+    page = checked_page(ROOT / "tests" / "check_cases" / "run-can-strand" / "review-loop.leviath", "strand")
+    (trace,) = page.runs.traces
+    html = render_html(page)
+    before = measure(html, tmp_path)
+    assert before["highlighted"] == [] and set(before["steps"].values()) == {"none"}
+    after = measure(html, tmp_path, pick="trace-1")
+    assert sorted(after["highlighted"]) == sorted(f"edge a{a}" for a in trace.arrows)
+    assert after["steps"] == {"steps steps-1": "block"}
+    highlighted_nodes = [n for n in after["nodes"] if n[4] == "rgb(230, 126, 34)"]
+    assert len(highlighted_nodes) == len(trace.nodes) == 2
+    legend = [t[0] for t in after["texts"]]
+    assert "worst-case inferences per stage (one run)" in legend and "16–18" in legend
+    assert after["chart"] is not None and after["chart"][2] <= after["width"]

@@ -213,7 +213,7 @@ PAGE = '[agent]\nname = "victim"\n[stages.only]\nmode = "autonomous"\n' + MODEL 
 
 @POSIX
 def test_docs_never_writes_through_a_planted_hard_link(tmp_path: Path) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me", encoding="utf-8")
     out = tmp_path / "out"
@@ -228,7 +228,7 @@ def test_docs_never_writes_through_a_planted_hard_link(tmp_path: Path) -> None:
 
 @POSIX
 def test_docs_says_where_a_symlinked_output_directory_leads(tmp_path: Path) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
@@ -241,7 +241,7 @@ def test_docs_says_where_a_symlinked_output_directory_leads(tmp_path: Path) -> N
 
 
 def test_docs_pages_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     out = tmp_path / "out"
     out.mkdir()
     (out / "victim.md").write_text("old page", encoding="utf-8")

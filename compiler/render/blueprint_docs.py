@@ -15,27 +15,23 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
-import subprocess
-import unicodedata
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from compiler.records import record
 
 from ..display import visible, visible_lines
 from ..ir.model import DEFAULT_NUDGE_TEXT
-from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid
+from .diagram import CONDITIONED, drawing, gate_summary, stuck_summary, to_mermaid
+from .page_diagram import ENGINES, Engine, diagram_svg, explore_runs, graphviz_svg, page_svg, run_facts_of
 from .templating import template_environment
 
 if TYPE_CHECKING:
+    from ..analysis.core import Analysis
     from ..graph import StageGraph
     from ..ir.model import Blueprint, Edge, Stage
     from .diagram import Node
-
-Engine = Literal["auto", "graphviz", "builtin"]
-ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
-#: Seconds Graphviz may take before the built-in layout is used instead.
-GRAPHVIZ_TIMEOUT = 20
+    from .findings_page import FindingsPage
+    from .run_facts import RunFacts
 
 
 @record
@@ -95,25 +91,44 @@ class Page:
     svg_engine: str
     #: Edges of the stage graph (transitions, fall-throughs, fan-out), for the index.
     edge_count: int = 0
+    #: Never, for a page of stages (a blueprint with errors gets a `FindingsPage`).
+    has_errors: bool = False
+    #: What `check` found about its runs (None when the runs were not explored), and the
+    #: chart of its ceilings (an inline SVG, "" without ceilings).
+    runs: "RunFacts | None" = None
+    chart: str = ""
 
 
 @record
 class IndexEntry:
     """One row of the index: a page and the file name (without suffix) it was written to."""
 
-    page: Page
+    page: "Page | FindingsPage"
     stem: str
 
 
 # --- gathering ----------------------------------------------------------------------------
 
 
-def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine = "auto") -> Page:
+def page_data(
+    blueprint: "Blueprint",
+    source: str | None = None,
+    engine: Engine = "auto",
+    analysis: "Analysis | None" = None,
+    *,
+    explore: bool = True,
+) -> Page:
+    """Everything the page shows. `analysis` is what `check` found (`CheckResult.analysis`);
+    without it the runs are explored here, unless `explore` is False."""
     from ..graph import StageGraph
+    from .ceilings_chart import ceilings_chart
 
     graph = StageGraph.from_blueprint(blueprint)
     picture = drawing(graph, blueprint.name)
-    svg, used = diagram_svg(picture, engine)
+    if analysis is None and explore:
+        analysis = explore_runs(blueprint)
+    svg, used = page_svg(blueprint, engine, picture, analysis)
+    runs = run_facts_of(analysis, picture)
     flags = {node.name: node for node in picture.nodes if node.kind == "stage"}
     return Page(
         name=blueprint.name,
@@ -128,6 +143,8 @@ def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine 
         svg=svg,
         svg_engine=used,
         edge_count=len(list(graph.edges)),
+        runs=runs,
+        chart=ceilings_chart(runs) if runs is not None else "",
     )
 
 
@@ -224,40 +241,6 @@ def _region_row(region: Any, scope: str) -> RegionRow:
     return RegionRow(region.name, region.kind, budget, region.required, region.description, scope)
 
 
-# --- the diagram --------------------------------------------------------------------------
-
-
-def diagram_svg(picture: Drawing, engine: Engine = "auto") -> tuple[str, str]:
-    """(inline SVG, "graphviz" | "builtin"): Graphviz's layout when asked for or available,
-    else ours. Graphviz failing (or missing when asked for) falls back to ours."""
-    if engine != "builtin" and shutil.which("dot"):
-        svg = graphviz_svg(to_dot(picture))
-        if svg is not None:
-            return svg, "graphviz"
-    from .diagram_svg import to_svg
-
-    return to_svg(picture), "builtin"
-
-
-def graphviz_svg(dot_source: str) -> str | None:
-    """`dot -Tsvg`, stripped of its XML prolog and doctype so it can sit inside HTML."""
-    try:
-        done = subprocess.run(
-            ["dot", "-Tsvg"],
-            input=dot_source.encode("utf-8"),
-            capture_output=True,
-            timeout=GRAPHVIZ_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    svg = done.stdout.decode("utf-8", errors="replace")
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else None
-
-
 # --- rendering ----------------------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~!{}#])")
@@ -303,16 +286,22 @@ def _environment(html: bool):
     return env
 
 
-def render_markdown(page: Page, *, index: bool = False) -> str:
-    """The Markdown page; with `index`, it links back to `index.md` beside it."""
-    return _environment(False).get_template("blueprint.md.j2").render(page=page, index=index)
+def render_markdown(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The Markdown page (of findings, for a blueprint with errors); with `index`, it links
+    back to `index.md` beside it."""
+    name = "findings.md.j2" if page.has_errors else "blueprint.md.j2"
+    return _environment(False).get_template(name).render(page=page, index=index)
 
 
-def render_html(page: Page, *, index: bool = False) -> str:
-    """The HTML page; with `index`, it links back to `index.html` beside it."""
+def render_html(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The HTML page (of findings, for a blueprint with errors); with `index`, it links back
+    to `index.html` beside it."""
     from markupsafe import Markup
 
-    return _environment(True).get_template("blueprint.html.j2").render(page=page, svg=Markup(page.svg), index=index)
+    template = _environment(True).get_template("findings.html.j2" if page.has_errors else "blueprint.html.j2")
+    return template.render(
+        page=page, svg=Markup(getattr(page, "svg", "")), chart=Markup(getattr(page, "chart", "")), index=index
+    )
 
 
 def render_index_markdown(entries: list[IndexEntry]) -> str:
@@ -325,64 +314,24 @@ def render_index_html(entries: list[IndexEntry]) -> str:
     return _environment(True).get_template("index.html.j2").render(entries=entries)
 
 
-# --- file names ---------------------------------------------------------------------------
-
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_WINDOWS_RESERVED = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(1, 10)] + [f"lpt{i}" for i in range(1, 10)]
-)
-
-
-def file_stem(name: str) -> str:
-    """A file name for a blueprint name: letters, digits, `.`, `_`, `-` only, never hidden,
-    never a path, never a reserved device name."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")  # ü → u
-    stem = _UNSAFE_NAME.sub("-", ascii_name).strip("-.")[:80].strip("-.")
-    if not stem or stem.lower() in _WINDOWS_RESERVED:
-        stem = f"blueprint-{stem}" if stem else "blueprint"
-    return stem
-
-
-#: File names the site keeps for itself.
-INDEX_STEM = "index"
-
-
-def unique_stems(names: list[str], reserved: tuple[str, ...] = ()) -> list[str]:
-    """`file_stem` of each name, numbered (`-2`, `-3` …) where two would collide, or would take
-    a `reserved` stem, case-insensitively (macOS and Windows file systems do not tell `A.md`
-    from `a.md`)."""
-    taken: set[str] = {stem.lower() for stem in reserved}
-    out = []
-    for name in names:
-        base = file_stem(name)
-        stem, number = base, 1
-        while stem.lower() in taken:
-            number += 1
-            stem = f"{base}-{number}"
-        taken.add(stem.lower())
-        out.append(stem)
-    return out
-
-
 __all__ = [
     "ENGINES",
-    "INDEX_STEM",
     "EdgeRow",
+    "Engine",
     "IndexEntry",
     "Page",
     "RegionRow",
     "StageRow",
     "diagram_svg",
-    "file_stem",
     "graphviz_svg",
     "md",
     "md_block",
     "md_code",
     "page_data",
+    "page_svg",
     "prose",
     "render_html",
     "render_index_html",
     "render_index_markdown",
     "render_markdown",
-    "unique_stems",
 ]

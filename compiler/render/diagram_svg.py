@@ -16,9 +16,14 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 from html import escape
+from typing import TYPE_CHECKING
 
 from ..display import visible
 from .diagram import Arrow, Drawing, Node, node_lines, shorten
+from .run_facts import UNBOUNDED_HEAT
+
+if TYPE_CHECKING:
+    from .run_facts import RunFacts
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 NODE_FONT_SIZE = 12
@@ -95,21 +100,62 @@ class _Layout:
     start_above: bool
 
 
-def to_svg(d: Drawing) -> str:
-    """`d` as a self-contained SVG document (the layout is described above)."""
-    layout = _layout(d)
+def to_svg(d: Drawing, facts: "RunFacts | None" = None) -> str:
+    """`d` as a self-contained SVG document (the layout is described above). With `facts`
+    (what `check` found), each stage shows its worst case and is filled by the heat scale,
+    drawn as a legend below. Arrows carry the class `a<index in d.arrows>` and stage boxes
+    `n-<node id>`, so a page can highlight a run's path over them."""
+    layout = _layout(d, facts)
     colors = sorted({arrow.color for arrow in d.arrows} | {"#2c3e50"})
     markers = {color: f"bp-arrow{i}" for i, color in enumerate(colors)}
-    body = _lane_arrows(layout, markers) + _straight_arrows(layout, markers)
+    index = {id(arrow): i for i, arrow in enumerate(d.arrows)}
+    body = _lane_arrows(layout, markers, index) + _straight_arrows(layout, markers, index)
     for box in layout.boxes:
-        body.extend(_box(box))
+        body.extend(_box(box, facts.heat_of(box.node.name) if facts and box.node.kind == "stage" else ""))
     if layout.entry is not None:
         body.extend(_start_marker(layout, markers["#2c3e50"]))
-    return "\n".join(_head(d, layout, markers) + body + ["</svg>"]) + "\n"
+    legend_top = (layout.boxes[-1].bottom if layout.boxes else MARGIN) + MARGIN
+    legend = _heat_legend(facts, legend_top) if facts is not None and facts.scale else []
+    return "\n".join(_head(d, layout, markers, LEGEND_HEIGHT if legend else 0) + body + legend + ["</svg>"]) + "\n"
 
 
-def _layout(d: Drawing) -> _Layout:
-    boxes = [_Box(node, node_lines(node)) for node in d.nodes]
+LEGEND_HEIGHT = 46
+
+
+def _heat_legend(facts: "RunFacts", top: float) -> list[str]:
+    """The heat scale: a swatch per bin with the worst-case inferences it stands for."""
+    out = [
+        f'<g class="heat-legend"><text x="{MARGIN}" y="{top + 4:.1f}" font-size="{LABEL_FONT_SIZE}" '
+        'fill="#2c3e50">worst-case inferences per stage (one run)</text>'
+    ]
+    x = float(MARGIN)
+    bins = [(colour, f"{low}–{high}" if low != high else f"{low}") for colour, low, high in facts.scale]
+    if any(s.inferences is None and s.heat for s in facts.stages):
+        bins.append((UNBOUNDED_HEAT, "no limit"))
+    for colour, text in bins:
+        out.append(
+            f'<rect x="{x:.1f}" y="{top + 12:.1f}" width="14" height="14" fill="{colour}" stroke="#7f8c8d" stroke-width="0.6"/>'
+            f'<text x="{x + 18:.1f}" y="{top + 23:.1f}" font-size="{LABEL_FONT_SIZE}" fill="#2c3e50">{_text(text)}</text>'
+        )
+        x += 18 + text_width(text, LABEL_FONT_SIZE) + 14
+    out.append("</g>")
+    return out
+
+
+def _worst_case(facts: "RunFacts | None", node: Node) -> list[str]:
+    """The extra line of a stage's box: its worst case in one run."""
+    stage = facts.stage_facts(node.name) if facts is not None and node.kind == "stage" else None
+    if stage is None:
+        return []
+    if stage.visits == 0:
+        return ["never entered"]
+    visits = "unbounded visits" if stage.visits is None else f"≤ {stage.visits} visit{'' if stage.visits == 1 else 's'}"
+    inferences = "unbounded" if stage.inferences is None else f"≤ {stage.inferences}"
+    return [f"{visits} · {inferences} inferences"]
+
+
+def _layout(d: Drawing, facts: "RunFacts | None" = None) -> _Layout:
+    boxes = [_Box(node, node_lines(node) + _worst_case(facts, node)) for node in d.nodes]
     position = {box.node.id: i for i, box in enumerate(boxes)}
     width = max(max((_box_text_width(box.lines) + 2 * PAD for box in boxes), default=80), 140)
     straight, lanes = _route(d.arrows, position)
@@ -166,7 +212,7 @@ def _place_lanes(lanes: list[_Lane], boxes: list[_Box], x0: float, right_base: f
         boxes[lane.target].ports[lane.side].append(key)
 
 
-def _lane_arrows(layout: _Layout, markers: dict[str, str]) -> list[str]:
+def _lane_arrows(layout: _Layout, markers: dict[str, str], index: dict[int, int]) -> list[str]:
     """Each lane's arrow: out of its source box's side, along the lane, into its target's."""
     out: list[str] = []
     boxes = layout.boxes
@@ -177,29 +223,29 @@ def _lane_arrows(layout: _Layout, markers: dict[str, str]) -> list[str]:
         if a is b:  # a loop: leave from the upper port, come back to the lower one
             ya, yb = a.y + a.height * 0.3, a.y + a.height * 0.7
         path = f"M {edge_x:.1f} {ya:.1f} H {lane.x:.1f} V {yb:.1f} H {edge_x:.1f}"
-        out.append(_path(path, lane.arrow, markers))
+        out.append(_path(path, lane.arrow, markers, index[id(lane.arrow)]))
         out.append(_lane_label(lane, ya, yb))
     return out
 
 
-def _straight_arrows(layout: _Layout, markers: dict[str, str]) -> list[str]:
+def _straight_arrows(layout: _Layout, markers: dict[str, str], index: dict[int, int]) -> list[str]:
     """Each straight arrow down the middle, its label beside it."""
     out: list[str] = []
     cx = layout.x0 + layout.width / 2
     for i, arrow in layout.straight.items():
         a, b = layout.boxes[i], layout.boxes[i + 1]
-        out.append(_path(f"M {cx:.1f} {a.bottom:.1f} V {b.y:.1f}", arrow, markers))
+        out.append(_path(f"M {cx:.1f} {a.bottom:.1f} V {b.y:.1f}", arrow, markers, index[id(arrow)]))
         lines = tuple(_fit(line, STRAIGHT_LABEL_WIDTH, LABEL_FONT_SIZE) for line in arrow.label)
         out.extend(_label(lines, cx + 8, a.bottom + 14, "start", arrow.color))
     return out
 
 
-def _head(d: Drawing, layout: _Layout, markers: dict[str, str]) -> list[str]:
+def _head(d: Drawing, layout: _Layout, markers: dict[str, str], extra_height: float = 0) -> list[str]:
     """The opening tag sized to the drawing, the arrow-head markers, the title."""
     right_extent = max((lane.x for lane in layout.lanes if lane.side == "right"), default=layout.right_base)
     title_extent = MARGIN + text_width(visible(d.title), 14) * 1.1
     total_width = max(right_extent, title_extent) + MARGIN
-    total_height = (layout.boxes[-1].bottom if layout.boxes else MARGIN) + MARGIN
+    total_height = (layout.boxes[-1].bottom if layout.boxes else MARGIN) + MARGIN + extra_height
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="stage-graph" width="{total_width:.0f}" '
         f'height="{total_height:.0f}" viewBox="0 0 {total_width:.0f} {total_height:.0f}" role="img" '
@@ -232,13 +278,13 @@ def _label_width(arrow: Arrow) -> float:
     return max((text_width(line, LABEL_FONT_SIZE) for line in arrow.label), default=0.0)
 
 
-def _path(d: str, arrow: Arrow, markers: dict[str, str]) -> str:
+def _path(d: str, arrow: Arrow, markers: dict[str, str], number: int) -> str:
     width = 2.5 if arrow.style == "bold" else 1.3
     dash = _DASHES[arrow.style]
     dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
     title = f"<title>{_text(' · '.join(arrow.label))}</title>" if arrow.label else ""
     return (
-        f'<path d="{d}" fill="none" stroke="{arrow.color}" stroke-width="{width}"{dash_attr} '
+        f'<path class="edge a{number}" d="{d}" fill="none" stroke="{arrow.color}" stroke-width="{width}"{dash_attr} '
         f'marker-end="url(#{markers[arrow.color]})">{title}</path>'
     )
 
@@ -280,9 +326,9 @@ def _start_marker(layout: _Layout, marker: str) -> list[str]:
     ]
 
 
-def _box(box: _Box) -> list[str]:
+def _box(box: _Box, heat: str = "") -> list[str]:
     node = box.node
-    stroke, fill, dash = "#34495e", "#ffffff", ""
+    stroke, fill, dash = "#34495e", heat or "#ffffff", ""
     if node.kind == "external":
         stroke, fill, dash = "#2980b9", "#eaf2f8", ' stroke-dasharray="4 3"'
     elif node.kind == "missing":
@@ -293,7 +339,7 @@ def _box(box: _Box) -> list[str]:
         fill = "#f2f3f4"
     width = 2.5 if node.entry else 1.3
     out = [
-        f'<g class="node {node.kind}"><rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" '
+        f'<g class="node {node.kind} n-{node.id}"><rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" '
         f'height="{box.height:.1f}" rx="6" fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dash}/>'
     ]
     if node.terminal:
@@ -304,7 +350,7 @@ def _box(box: _Box) -> list[str]:
     cx = box.x + box.width / 2
     for i, line in enumerate(box.lines):
         weight = ' font-weight="bold"' if i == 0 else ""
-        color = "#c0392b" if node.kind == "missing" else "#2c3e50"
+        color = "#c0392b" if node.kind == "missing" else "#ffffff" if heat == UNBOUNDED_HEAT else "#2c3e50"
         out.append(
             f'<text x="{cx:.1f}" y="{box.y + PAD + 11 + i * LINE_HEIGHT:.1f}" font-size="{NODE_FONT_SIZE}" '
             f'text-anchor="middle" fill="{color}"{weight}>{_text(line)}</text>'
