@@ -40,6 +40,7 @@ from .options import (
     color_option,
     default_max_iterations_option,
     discovery_options,
+    exit_zero_option,
     installation_options,
     rule_options,
     summary_options,
@@ -51,6 +52,7 @@ from .options import (
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(sorted(REPORTERS)),
     default="text",
@@ -69,6 +71,7 @@ from .options import (
 )
 @summary_options("the findings and ceilings")
 @watch_option
+@exit_zero_option
 @click.option(
     "--emit-scenarios",
     "emit_dir",
@@ -94,6 +97,7 @@ def command(
     statistics: bool = False,
     quiet: bool = False,
     watch: bool = False,
+    exit_zero: bool = False,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
@@ -119,7 +123,8 @@ def command(
             return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
 
         watch_paths(paths, overrides, run_once)
-    sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
+    status = _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+    sys.exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
 
 
 def _check(
@@ -231,7 +236,7 @@ class Report:
         if self.format == "text":
             self.diagnostics.extend(result.diagnostics)
             self.fixes.update(fixes)
-            if not self.options.quiet:
+            if self.options.shows_findings:
                 options = replace(self.options, fixes=fixes)
                 emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
                 self.kept.append(ceilings_block(item))

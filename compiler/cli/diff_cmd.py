@@ -42,6 +42,7 @@ FORMATS = ("text", "markdown", "json")
 )
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(FORMATS),
     default="text",

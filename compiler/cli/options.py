@@ -10,6 +10,7 @@ import click
 
 format_option = click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(["text", "json"]),
     default="text",
@@ -65,7 +66,9 @@ def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..
             "-q", "--quiet", is_flag=True, help=f"Leave out {left_out}: only the summary (text and concise formats)."
         )(command)
         return click.option(
-            "--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats)."
+            "--statistics",
+            is_flag=True,
+            help="Print only a count of findings per code, in place of the report (with -q: and the summary).",
         )(command)
 
     return decorate
@@ -109,6 +112,12 @@ def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="What `lev models list` prints, saved to a file: runs unknown-model, unbounded-percentage-budget.",
     )(command)
 
+
+exit_zero_option = click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings fail the run (usage and I/O errors still exit 2).",
+)
 
 watch_option = click.option(
     "--watch",

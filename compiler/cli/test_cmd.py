@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(["text", "json", "junit"]),
     default="text",

@@ -13,6 +13,7 @@ from .options import (
     color_option,
     default_max_iterations_option,
     discovery_options,
+    exit_zero_option,
     installation_options,
     rule_options,
     summary_options,
@@ -25,6 +26,7 @@ from .validate_run import run_validate
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(sorted(REPORTERS)),
     default="text",
@@ -57,6 +59,7 @@ from .validate_run import run_validate
     help="Print the settings that apply to the one PATH given, and where each comes from; check nothing.",
 )
 @watch_option
+@exit_zero_option
 @default_max_iterations_option
 @color_option
 def command(**options: Any) -> None:

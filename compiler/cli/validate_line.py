@@ -17,10 +17,12 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--diff": ("diff", True),
     "--show-settings": ("show_settings", True),
     "--watch": ("watch", True),
+    "--exit-zero": ("exit_zero", True),
 }
 #: An option with a value → (parameter, kind: 'text', 'count' or a tuple of choices).
 VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--format": ("output_format", ("concise", "github", "json", "sarif", "text")),
+    "--output-format": ("output_format", ("concise", "github", "json", "sarif", "text")),
     "--select": ("select", "text"),
     "--ignore": ("ignore", "text"),
     "--exclude": ("exclude", "text"),

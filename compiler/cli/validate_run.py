@@ -2,7 +2,7 @@
 Click-free: the click command (`validate_cmd.py`) and the quick path (`quick.py`) call it.
 
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
---deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
+--deny-warnings; never with --exit-zero), 2 when a path is missing, a file cannot be read, the configuration is
 invalid or no blueprint was found. An unreadable file is reported on stderr and the other
 files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
 `--stdin-filename` names it in the report and for the settings lookup.
@@ -71,6 +71,7 @@ def run_validate(
     stdin_filename: str | None = None,
     show_settings: bool = False,
     watch: bool = False,
+    exit_zero: bool = False,
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
@@ -103,7 +104,7 @@ def run_validate(
         watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
     if fix and diff:
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
-    return _validate(
+    status = _validate(
         paths,
         overrides,
         output_format,
@@ -115,6 +116,7 @@ def run_validate(
         stdin=stdin,
         stdin_filename=stdin_filename,
     )
+    return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
 def _validate(

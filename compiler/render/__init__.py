@@ -34,6 +34,18 @@ class ReportOptions:
     #: Where rule pages are published, with `{code}` for the rule (`rule-docs-url`).
     rule_docs_url: str | None = None
 
+    @property
+    def shows_findings(self) -> bool:
+        """The findings (and `check`'s ceilings) are printed: not with `quiet`, nor with
+        `statistics`, whose table takes their place."""
+        return not (self.quiet or self.statistics)
+
+    @property
+    def shows_closing(self) -> bool:
+        """The closing lines are printed: `statistics` alone prints only its table, as ruff
+        does; `quiet` asks for the summary, so with both the table is followed by it."""
+        return self.quiet or not self.statistics
+
 
 Reporter = Callable[["Sequence[FileResult]", ReportOptions], str]
 

@@ -168,10 +168,10 @@ def render_closing(
 
 def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     """The text reporter (`--format text`): findings (unless quiet), the statistics (when
-    asked), the closing lines."""
+    asked), the closing lines (unless the statistics were asked for alone)."""
     diagnostics = [d for result in results for d in result.diagnostics]
     blocks: list[str] = []
-    if not options.quiet:
+    if options.shows_findings:
         blocks.extend(
             render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
             for result in results
@@ -179,6 +179,7 @@ def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
         )
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    total = sum((result.counts for result in results), Counts())
-    blocks.append(render_closing(total, len(results), diagnostics, options, hint=not options.quiet))
-    return "\n\n".join(blocks) + "\n"
+    if options.shows_closing:
+        total = sum((result.counts for result in results), Counts())
+        blocks.append(render_closing(total, len(results), diagnostics, options, hint=options.shows_findings))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
