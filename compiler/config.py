@@ -56,6 +56,8 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: `--fix` also writes the names findings suggest (`compiler.fix.suggestions`).
+    unsafe_fixes: bool = False
     #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
     #: need the installation (`compiler.installation`); None leaves those checks off.
     leviath_config: str | None = None
@@ -117,6 +119,7 @@ KEYS: dict[str, ConfigKey] = {
     "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
     "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
     "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "unsafe-fixes": ConfigKey("unsafe_fixes", "bool", False, "--fix also writes the names findings suggest"),
     "leviath-config": ConfigKey("leviath_config", "path", None, "your Leviath config.toml, for installation checks"),
     "leviath-models": ConfigKey("leviath_models", "path", None, "what `lev models list` prints, saved to a file"),
     "default-max-iterations": ConfigKey(
@@ -143,6 +146,7 @@ class FileConfig:
     ignore: tuple[str, ...] | None = None
     known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
     #: Paths, resolved against the folder of the configuration file.
     leviath_config: str | None = None
     leviath_models: str | None = None
@@ -179,6 +183,7 @@ class Overrides:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
     leviath_config: str | None = None
     leviath_models: str | None = None
     default_max_iterations: int | None = None
@@ -192,6 +197,7 @@ FLAGS: dict[str, str] = {
     "select": "--select",
     "ignore": "--ignore",
     "deny-warnings": "--[no-]deny-warnings",
+    "unsafe-fixes": "--[no-]unsafe-fixes",
     "leviath-config": "--leviath-config",
     "leviath-models": "--leviath-models",
     "default-max-iterations": "--default-max-iterations",

@@ -31,6 +31,7 @@ from .common import (
     rule_docs_url,
     rule_overrides,
     settings_per_file,
+    suggestion_fixes_of,
     use_color,
     with_installation,
 )
@@ -227,6 +228,7 @@ class Report:
         #: Every finding and the fixable ones (the text statistics and closing lines read them).
         self.diagnostics: list = []
         self.fixes: dict = {}
+        self.unsafe_fixes: dict = {}
         self.total = Counts()
 
     def add(self, item: CheckResult) -> None:
@@ -234,10 +236,12 @@ class Report:
         self.total = self.total + result.counts
         fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
         if self.format == "text":
+            unsafe = suggestion_fixes_of([result], self.settings, fixes)
             self.diagnostics.extend(result.diagnostics)
             self.fixes.update(fixes)
+            self.unsafe_fixes.update(unsafe)
             if self.options.shows_findings:
-                options = replace(self.options, fixes=fixes)
+                options = replace(self.options, fixes=fixes, unsafe_fixes=unsafe)
                 emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
                 self.kept.append(ceilings_block(item))
             else:
@@ -252,7 +256,7 @@ class Report:
             self.kept.append(slim)
 
     def finish(self) -> None:
-        options = replace(self.options, fixes=self.fixes)
+        options = replace(self.options, fixes=self.fixes, unsafe_fixes=self.unsafe_fixes)
         if self.format == "text":
             ceilings = [block for block in self.kept if block is not None]
             emit(text_tail(ceilings, self.diagnostics, self.total, len(self.kept), options), color=options.color)

@@ -204,6 +204,21 @@ def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> 
     return fixes
 
 
+def suggestion_fixes_of(
+    results: "Iterable[FileResult]", settings: dict[str, Settings], safe: "dict[Diagnostic, Fix]"
+) -> "dict[Diagnostic, Fix]":
+    """The findings of every result that only `--unsafe-fixes` fixes (not in `safe`), with
+    their edits. The fixing engine is imported only for a finding that suggests a name."""
+    fixes: dict["Diagnostic", "Fix"] = {}
+    for result in results:
+        wanted = [d for d in result.diagnostics if d not in safe and "did you mean '" in (d.fix or "")]
+        if wanted:
+            from ..fix.suggestions import suggestion_fixes_for
+
+            fixes.update(suggestion_fixes_for(result, settings[result.path], only=wanted))
+    return fixes
+
+
 def rule_docs_url(finder: ConfigFinder) -> str | None:
     """`rule-docs-url` of the configuration that applies to the working directory."""
     try:

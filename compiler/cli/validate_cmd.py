@@ -46,6 +46,14 @@ from .validate_run import run_validate
     ),
 )
 @click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help=(
+        "Let --fix and --diff also write the names findings suggest ('did you mean …'), which change "
+        "what the file means; or not, whatever the configuration says."
+    ),
+)
+@click.option(
     "--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)."
 )
 @click.option(

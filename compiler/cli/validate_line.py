@@ -14,6 +14,8 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-q": ("quiet", True),
     "--quiet": ("quiet", True),
     "--fix": ("fix", True),
+    "--unsafe-fixes": ("unsafe_fixes", True),
+    "--no-unsafe-fixes": ("unsafe_fixes", False),
     "--diff": ("diff", True),
     "--show-settings": ("show_settings", True),
     "--watch": ("watch", True),

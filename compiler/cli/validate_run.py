@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import ConfigFinder, Overrides, Settings
@@ -28,6 +28,7 @@ from .common import (
     rule_docs_url,
     rule_overrides,
     settings_per_file,
+    suggestion_fixes_of,
     use_color,
     with_installation,
 )
@@ -67,6 +68,7 @@ def run_validate(
     quiet: bool = False,
     color: str = "auto",
     fix: bool = False,
+    unsafe_fixes: bool | None = None,
     diff: bool = False,
     stdin_filename: str | None = None,
     show_settings: bool = False,
@@ -87,6 +89,7 @@ def run_validate(
         leviath_config,
         leviath_models,
     )
+    overrides = replace(overrides, unsafe_fixes=unsafe_fixes)
     if show_settings:
         from .show_settings import show_settings as render_settings
 
@@ -151,11 +154,13 @@ def _validate(
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
+    fixes = fixes_of(run.results, settings) if spec.shows_fixes else {}
     options = ReportOptions(
         color=spec.human and use_color(color),
         statistics=statistics,
         quiet=quiet,
-        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
+        fixes=fixes,
+        unsafe_fixes=suggestion_fixes_of(run.results, settings, fixes) if spec.human and spec.shows_fixes else {},
         rule_docs_url=rule_docs_url(finder),
     )
     emit(get_reporter(output_format)(run.results, options), color=options.color)
@@ -188,8 +193,12 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
     for message in run.problems:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s){_hidden(run.hidden_count)}", err=True)
     return run.unwritten > 0
+
+
+def _hidden(count: int) -> str:
+    return f" ({count} more fixable with --unsafe-fixes)" if count else ""
 
 
 def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
@@ -201,7 +210,7 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
         echo_problem(f"error: {message}")
     changed = run.changed
     emit("".join(unified_diff(outcome) for outcome in changed))
-    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s){_hidden(run.hidden_count)}", err=True)
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 

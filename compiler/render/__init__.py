@@ -31,6 +31,9 @@ class ReportOptions:
     quiet: bool = False
     #: The findings `--fix` can fix, with their edits (from `compiler.fix.edits.fixes_for`).
     fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
+    #: The findings only `--unsafe-fixes` fixes (a suggested name written), with their edits
+    #: (`compiler.fix.suggestions`); the text formats mark them apart.
+    unsafe_fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
     #: Where rule pages are published, with `{code}` for the rule (`rule-docs-url`).
     rule_docs_url: str | None = None
 

@@ -23,7 +23,10 @@ def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
 
     result = item.result
     return [
-        render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics
+        render_diagnostic(
+            d, result.source, color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
+        )
+        for d in result.diagnostics
     ]
 
 

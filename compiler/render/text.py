@@ -45,17 +45,25 @@ class _Painter:
 
 #: Marks a finding `--fix` can fix, in its headline and in the closing line.
 FIXABLE_MARK = "[*]"
+#: Marks a finding only `--fix --unsafe-fixes` fixes (the fix changes what the file means).
+UNSAFE_MARK = "[~]"
 
 
 def render_diagnostic(
-    diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False, fixable: bool = False
+    diagnostic: Diagnostic,
+    source: SourceFile | None,
+    *,
+    color: bool = False,
+    fixable: bool = False,
+    unsafe: bool = False,
 ) -> str:
     """One finding: the headline, the source excerpt with a caret, related places, the fix."""
     paint = _Painter(color)
     where = visible(diagnostic.file)
     if diagnostic.span:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
-    mark = f" {paint('blue', FIXABLE_MARK)}" if fixable else ""
+    shown = FIXABLE_MARK if fixable else UNSAFE_MARK if unsafe else ""
+    mark = f" {paint('blue', shown)}" if shown else ""
     head = (
         f"{paint('bold', where + ':')} {paint(diagnostic.severity, diagnostic.severity)}"
         f"{paint('dim', '[' + diagnostic.code + ']')}{mark} {visible(diagnostic.message)}"
@@ -153,7 +161,7 @@ def render_closing(
     counts: Counts, files: int, diagnostics: Sequence[Diagnostic], options: "ReportOptions", *, hint: bool = True
 ) -> str:
     """How to read a rule's documentation (with `hint`, when there are findings), the summary
-    line, then how many findings `--fix` can fix (when any)."""
+    line, then how many findings `--fix` can fix, and `--fix --unsafe-fixes` (when any)."""
     lines = []
     if hint and diagnostics:
         code = diagnostics[0].code
@@ -163,6 +171,9 @@ def render_closing(
     fixable = sum(1 for d in diagnostics if d in options.fixes)
     if fixable:
         lines.append(f"{_Painter(options.color)('blue', FIXABLE_MARK)} {fixable} fixable with `--fix`")
+    unsafe = sum(1 for d in diagnostics if d in options.unsafe_fixes and d not in options.fixes)
+    if unsafe:
+        lines.append(f"{_Painter(options.color)('blue', UNSAFE_MARK)} {unsafe} fixable with `--fix --unsafe-fixes`")
     return "\n".join(lines)
 
 
@@ -173,7 +184,9 @@ def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     blocks: list[str] = []
     if options.shows_findings:
         blocks.extend(
-            render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
+            render_diagnostic(
+                d, result.source, color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
+            )
             for result in results
             for d in result.diagnostics
         )
