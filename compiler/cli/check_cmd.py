@@ -99,6 +99,8 @@ def command(
     quiet: bool = False,
     watch: bool = False,
     exit_zero: bool = False,
+    extend_select: tuple[str, ...] = (),
+    config_file: str | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
 ) -> None:
@@ -106,7 +108,14 @@ def command(
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
         rule_overrides(
-            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+            select,
+            ignore,
+            deny_warnings,
+            default_max_iterations,
+            exclude=exclude,
+            respect_gitignore=respect_gitignore,
+            extend_select=extend_select,
+            config_file=config_file,
         ),
         leviath_config,
         leviath_models,
@@ -138,7 +147,7 @@ def _check(
     emit_dir: str | None = None,
 ) -> int:
     """One run of `blueprint check`: the report on stdout; the exit status returned."""
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     files = find_blueprints(paths, overrides, finder)
     settings = settings_per_file(files, overrides, finder)
 

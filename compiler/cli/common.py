@@ -68,13 +68,20 @@ def rule_overrides(
     *,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
+    extend_select: tuple[str, ...] = (),
+    config_file: str | None = None,
 ) -> Overrides:
     """What the flags replace in each file's settings (`--select`, `--ignore`,
-    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`) or add to them
-    (`--exclude`); an unknown rule name or a malformed pattern is a `CliError`."""
+    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`, `--config`) or add
+    to them (`--exclude`, `--extend-select`); an unknown rule name or a malformed pattern is a
+    `CliError`."""
+    if config_file == "":
+        raise CliError("--config names a configuration file: it must not be empty")
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
+            extend_select=_rule_names(extend_select, "--extend-select"),
+            config_file=config_file,
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
             default_max_iterations=default_max_iterations,
@@ -135,9 +142,9 @@ def settings_per_file(
     of higher precedence beside them) are warned about."""
     from ..installation import InstallationError, load_config, load_models
 
-    finder = finder if finder is not None else ConfigFinder()
+    finder = finder if finder is not None else ConfigFinder(explicit=overrides.config_file)
     try:
-        settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
+        settings = {path: settings_for(finder.for_file(path), overrides, path).for_file(path) for path in files}
         for each in {s.leviath_config for s in settings.values() if s.leviath_config is not None}:
             load_config(each)
         for each in {s.leviath_models for s in settings.values() if s.leviath_models is not None}:

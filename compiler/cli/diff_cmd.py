@@ -113,7 +113,7 @@ def _settings(path: str, finder: "ConfigFinder", overrides: Overrides) -> "Setti
     from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(finder.for_file(path), overrides).for_file(path)
+        return settings_for(finder.for_file(path), overrides, path).for_file(path)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 

@@ -38,6 +38,18 @@ _select_option = click.option(
     metavar="RULES",
     help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
 )
+_extend_select_option = click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="RULES",
+    help="Run these rules too, on top of the select in effect (comma-separated, repeatable).",
+)
+_config_option = click.option(
+    "--config",
+    "config_file",
+    metavar="FILE",
+    help="Read the settings from this configuration file, for every blueprint, instead of looking for one.",
+)
 _ignore_option = click.option(
     "--ignore",
     multiple=True,
@@ -75,8 +87,9 @@ def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..
 
 
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
-    return _deny_warnings_option(_select_option(_ignore_option(command)))
+    """`--config`, `--deny-warnings`, `--select`, `--extend-select` and `--ignore`, read with
+    `rule_overrides`."""
+    return _config_option(_deny_warnings_option(_select_option(_extend_select_option(_ignore_option(command)))))
 
 
 _exclude_option = click.option(

@@ -174,7 +174,7 @@ class _Loader:
         key = os.path.realpath(path)
         if key not in self.found:
             try:
-                self.found[key] = settings_for(self.finder.for_file(path)).for_file(path)
+                self.found[key] = settings_for(self.finder.for_file(path), path=path).for_file(path)
             except ConfigError as exc:
                 raise CliError(str(exc)) from exc
         return self.found[key]

@@ -25,7 +25,9 @@ FLAGS: dict[str, tuple[str, bool]] = {
 VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--format": ("output_format", ("concise", "github", "json", "sarif", "text")),
     "--output-format": ("output_format", ("concise", "github", "json", "sarif", "text")),
+    "--config": ("config_file", "text"),
     "--select": ("select", "text"),
+    "--extend-select": ("extend_select", "text"),
     "--ignore": ("ignore", "text"),
     "--exclude": ("exclude", "text"),
     "--leviath-models": ("leviath_models", "text"),
@@ -35,4 +37,4 @@ VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--color": ("color", ("auto", "always", "never")),
 }
 #: The parameters whose option may be repeated (a tuple of values).
-REPEATABLE = frozenset(["exclude", "ignore", "select"])
+REPEATABLE = frozenset(["exclude", "extend_select", "ignore", "select"])

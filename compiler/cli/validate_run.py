@@ -61,7 +61,9 @@ def run_validate(
     output_format: str = "text",
     deny_warnings: bool | None = None,
     select: tuple[str, ...] = (),
+    extend_select: tuple[str, ...] = (),
     ignore: tuple[str, ...] = (),
+    config_file: str | None = None,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
     statistics: bool = False,
@@ -84,7 +86,14 @@ def run_validate(
     human_only(spec, output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
         rule_overrides(
-            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+            select,
+            ignore,
+            deny_warnings,
+            default_max_iterations,
+            exclude=exclude,
+            respect_gitignore=respect_gitignore,
+            extend_select=extend_select,
+            config_file=config_file,
         ),
         leviath_config,
         leviath_models,
@@ -137,7 +146,7 @@ def _validate(
 ) -> int:
     """One run of `blueprint validate`: the report on stdout; the exit status returned."""
     spec = REPORTERS[output_format]
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     read: Callable[[str], bytes] = read_blueprint
     if stdin:
         files, read = _stdin_input(paths, stdin_filename, fix or diff)
