@@ -106,3 +106,111 @@ def test_statistics_of_a_clean_run_prints_nothing(tmp_path: Path) -> None:
 def test_compile_help_names_every_configuration_file() -> None:
     help_text = " ".join(run("compile", "--help").stdout.split())
     assert "blueprint.toml, .blueprint.toml or pyproject.toml [tool.blueprint]" in help_text
+
+
+# --- --watch clears the screen on a terminal only -------------------------------------------
+
+CLEAR = "\x1b[2J\x1b[H"
+
+
+def _read_until(fd: int, text: str, seen: str, deadline: float) -> str:
+    import os
+    import select
+    import time
+
+    while seen.count(text) < 1 and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(fd, 65536).decode("utf-8", "replace")
+            except OSError:  # the terminal closed
+                break
+    return seen
+
+
+def test_watch_clears_the_screen_before_each_run_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import pty
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.helpers import ROOT
+
+    path = tmp_path / "a.leviath"
+    path.write_text(BROKEN, encoding="utf-8")
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "compiler", "validate", "--watch", str(path)],
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    os.close(slave)
+    try:
+        deadline = time.monotonic() + 30
+        first = _read_until(master, "Checked 1 file", "", deadline)
+        assert first.startswith(CLEAR) and "Checked 1 file: 1 error" in first, first
+        time.sleep(0.3)
+        path.write_text('[agent]\nname = "w"  # blueprint: ignore[no-such-rule]\n', encoding="utf-8")
+        second = _read_until(master, "Checked 1 file", "", deadline)
+        assert second.startswith(CLEAR) and "error[toml-syntax]" not in second, second
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+        os.close(master)
+
+
+def test_watch_never_clears_a_pipe(tmp_path: Path) -> None:
+    from tests.watching import Watch
+
+    (tmp_path / "a.leviath").write_text(BROKEN, encoding="utf-8")
+    watch = Watch(tmp_path, "validate", "--watch")
+    try:
+        watch.wait_for("Checked 1 file")
+        assert not any("\x1b[" in line for _, line in watch.seen)
+    finally:
+        watch.stop()
+
+
+# --- --show-fixes ---------------------------------------------------------------------------
+
+MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
+#: A missing mode (a safe fix) and `max_iteration` (a suggestion: an unsafe fix).
+TWO_FIXES = f'[agent]\nname = "a"\n\n[stages.work]\n{MODEL}\nmax_iteration = 3\n'
+
+
+def test_show_fixes_shows_each_edit_under_its_finding(tmp_path: Path) -> None:
+    path = tmp_path / "a.leviath"
+    path.write_text(TWO_FIXES, encoding="utf-8")
+    result = run("validate", str(path), "--show-fixes")
+    assert result.exit_code == 1
+    text = result.stdout
+    assert (
+        '   = edit [*]: Fix stage-missing-mode: write mode = "autonomous" if that is what you meant\n'
+        f"     - {MODEL}\n"
+        '     + mode = "autonomous"\n'
+        f"     + {MODEL}\n"
+    ) in text
+    assert (
+        "   = edit [~]: Replace 'max_iteration' with 'max_iterations'\n"
+        "     - max_iteration = 3\n"
+        "     + max_iterations = 3\n"
+    ) in text
+    assert "= edit" not in run("validate", str(path)).stdout
+    assert path.read_text(encoding="utf-8") == TWO_FIXES  # showing writes nothing
+
+
+def test_fix_with_show_fixes_lists_what_was_fixed_per_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.leviath"
+    path.write_text(TWO_FIXES, encoding="utf-8")
+    result = run("validate", str(path), "--fix", "--unsafe-fixes", "--show-fixes")
+    assert result.exit_code == 0, result.output
+    listed = result.stderr.splitlines()
+    at = listed.index(f"- {path}:")
+    assert listed[at + 1].startswith("    1 × rejected-key [~] (")
+    assert listed[at + 2].startswith("    1 × stage-missing-mode (A stage does not say which mode")
+    assert "= edit" not in result.stdout  # after --fix the report shows what remains

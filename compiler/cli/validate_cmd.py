@@ -54,6 +54,11 @@ from .validate_run import run_validate
     ),
 )
 @click.option(
+    "--show-fixes",
+    is_flag=True,
+    help="With --fix, list what was fixed in each file; otherwise show each fixable finding's edit in the report.",
+)
+@click.option(
     "--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)."
 )
 @click.option(

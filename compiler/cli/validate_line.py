@@ -16,6 +16,7 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--fix": ("fix", True),
     "--unsafe-fixes": ("unsafe_fixes", True),
     "--no-unsafe-fixes": ("unsafe_fixes", False),
+    "--show-fixes": ("show_fixes", True),
     "--diff": ("diff", True),
     "--show-settings": ("show_settings", True),
     "--watch": ("watch", True),

@@ -36,6 +36,7 @@ from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_pro
 from .files import FileLoop
 
 if TYPE_CHECKING:
+    from ..fix import FixOutcome
     from ..pipeline import FileResult
 
 #: Below this many files a run is quick enough that progress would only flicker.
@@ -71,6 +72,7 @@ def run_validate(
     color: str = "auto",
     fix: bool = False,
     unsafe_fixes: bool | None = None,
+    show_fixes: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
     show_settings: bool = False,
@@ -127,6 +129,7 @@ def run_validate(
         diff=diff,
         stdin=stdin,
         stdin_filename=stdin_filename,
+        show_fixes=show_fixes,
     )
     return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
@@ -143,6 +146,7 @@ def _validate(
     diff: bool = False,
     stdin: bool = False,
     stdin_filename: str | None = None,
+    show_fixes: bool = False,
 ) -> int:
     """One run of `blueprint validate`: the report on stdout; the exit status returned."""
     spec = REPORTERS[output_format]
@@ -159,7 +163,7 @@ def _validate(
     settings = settings_per_file(files, overrides, finder)
     if diff:
         return _diff(files, settings)
-    unwritten = _fix(files, settings) if fix else False
+    unwritten = _fix(files, settings, show_fixes) if fix else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
@@ -171,6 +175,7 @@ def _validate(
         fixes=fixes,
         unsafe_fixes=suggestion_fixes_of(run.results, settings, fixes) if spec.human and spec.shows_fixes else {},
         rule_docs_url=rule_docs_url(finder),
+        show_fixes=show_fixes and not fix,
     )
     emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
@@ -193,9 +198,9 @@ def _stdin_input(
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
-def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
+def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:
     """--fix: write the fixes (the report then shows what remains); True when a file could not
-    be written."""
+    be written. With `show_fixes`, what was fixed in each file is listed."""
     from ..fix.files import fix_files
 
     run = fix_files(files, settings.__getitem__, write=True)
@@ -203,7 +208,29 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
         echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s){_hidden(run.hidden_count)}", err=True)
+        if show_fixes:
+            echo(_fixed_list(run.written), nl=False, err=True)
     return run.unwritten > 0
+
+
+def _fixed_list(written: "list[FixOutcome]") -> str:
+    """`--fix --show-fixes`: per file, how many findings of each rule were fixed (`[~]`: by an
+    unsafe fix)."""
+    from collections import Counter
+
+    from ..display import visible
+    from ..rulebook.registry import REGISTRY
+
+    lines = []
+    for outcome in written:
+        lines.append(f"- {visible(outcome.path)}:")
+        unsafe = Counter(d.code for d in outcome.unsafe)
+        for code, count in sorted(Counter(d.code for d in outcome.fixed).items()):
+            rule = REGISTRY.get(code)
+            for n, mark in ((count - unsafe[code], ""), (unsafe[code], " [~]")):
+                if n:
+                    lines.append(f"    {n} × {code}{mark}" + (f" ({rule.summary})" if rule is not None else ""))
+    return "".join(line + "\n" for line in lines)
 
 
 def _hidden(count: int) -> str:

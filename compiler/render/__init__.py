@@ -36,6 +36,8 @@ class ReportOptions:
     unsafe_fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
     #: Where rule pages are published, with `{code}` for the rule (`rule-docs-url`).
     rule_docs_url: str | None = None
+    #: Show each fixable finding's edit under it, as removed and added lines (text format).
+    show_fixes: bool = False
 
     @property
     def shows_findings(self) -> bool:

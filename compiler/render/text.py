@@ -21,6 +21,7 @@ from ..display import visible
 from ..parse.source import SourceFile
 
 if TYPE_CHECKING:
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
     from . import ReportOptions
 
@@ -31,6 +32,8 @@ _STYLES = {
     "bold": "\x1b[1m",
     "dim": "\x1b[2m",
     "blue": "\x1b[1;34m",
+    "removed": "\x1b[31m",
+    "added": "\x1b[32m",
     "reset": "\x1b[0m",
 }
 
@@ -77,6 +80,23 @@ def render_diagnostic(
         lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}: {visible(related.message)}")
     if diagnostic.fix:
         lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {visible(diagnostic.fix)}")
+    return "\n".join(lines)
+
+
+def render_edits(fix: "Fix", source: SourceFile, *, color: bool = False, unsafe: bool = False) -> str:
+    """A fix under its finding (`--show-fixes`): its title, then for each edit the lines it
+    changes, as removed (`-`) and added (`+`) lines."""
+    paint = _Painter(color)
+    mark = UNSAFE_MARK if unsafe else FIXABLE_MARK
+    lines = [f"   {paint('blue', '=')} {paint('bold', 'edit')} {paint('blue', mark)}: {visible(fix.title)}"]
+    for edit in fix.edits:
+        span = edit.span
+        old_lines = [source.line_text(n) for n in range(span.line, span.end_line + 1)]
+        old = "\n".join(old_lines)
+        end = len(old) - len(old_lines[-1]) + span.end_column - 1
+        new = old[: span.column - 1] + edit.new_text + old[end:]
+        lines.extend(f"     {paint('removed', '- ' + _shown(line))}" for line in old_lines)
+        lines.extend(f"     {paint('added', '+ ' + _shown(line))}" for line in new.split("\n"))
     return "\n".join(lines)
 
 
@@ -177,19 +197,22 @@ def render_closing(
     return "\n".join(lines)
 
 
+def _finding(diagnostic: Diagnostic, source: SourceFile | None, options: "ReportOptions") -> str:
+    fixable, unsafe = diagnostic in options.fixes, diagnostic in options.unsafe_fixes
+    block = render_diagnostic(diagnostic, source, color=options.color, fixable=fixable, unsafe=unsafe)
+    fix = options.fixes.get(diagnostic) or options.unsafe_fixes.get(diagnostic)
+    if options.show_fixes and fix is not None and source is not None:
+        block += "\n" + render_edits(fix, source, color=options.color, unsafe=not fixable)
+    return block
+
+
 def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     """The text reporter (`--format text`): findings (unless quiet), the statistics (when
     asked), the closing lines (unless the statistics were asked for alone)."""
     diagnostics = [d for result in results for d in result.diagnostics]
     blocks: list[str] = []
     if options.shows_findings:
-        blocks.extend(
-            render_diagnostic(
-                d, result.source, color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
-            )
-            for result in results
-            for d in result.diagnostics
-        )
+        blocks.extend(_finding(d, result.source, options) for result in results for d in result.diagnostics)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
     if options.shows_closing:
