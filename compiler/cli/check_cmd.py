@@ -44,6 +44,7 @@ from .options import (
     exit_zero_option,
     installation_options,
     rule_options,
+    shard_option,
     summary_options,
     watch_option,
 )
@@ -62,6 +63,7 @@ from .options import (
 )
 @rule_options
 @discovery_options
+@shard_option
 @installation_options
 @click.option(
     "--max-states",
@@ -103,6 +105,7 @@ def command(
     config_file: str | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
+    shard: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
@@ -116,6 +119,7 @@ def command(
             respect_gitignore=respect_gitignore,
             extend_select=extend_select,
             config_file=config_file,
+            shard=shard,
         ),
         leviath_config,
         leviath_models,

@@ -16,6 +16,7 @@ from .options import (
     exit_zero_option,
     installation_options,
     rule_options,
+    shard_option,
     summary_options,
     watch_option,
 )
@@ -35,6 +36,7 @@ from .validate_run import run_validate
 )
 @rule_options
 @discovery_options
+@shard_option
 @installation_options
 @summary_options("the findings")
 @click.option(

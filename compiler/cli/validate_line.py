@@ -31,6 +31,7 @@ VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--extend-select": ("extend_select", "text"),
     "--ignore": ("ignore", "text"),
     "--exclude": ("exclude", "text"),
+    "--shard": ("shard", "text"),
     "--leviath-models": ("leviath_models", "text"),
     "--leviath-config": ("leviath_config", "text"),
     "--stdin-filename": ("stdin_filename", "text"),

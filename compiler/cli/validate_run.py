@@ -81,6 +81,7 @@ def run_validate(
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
+    shard: str | None = None,
 ) -> int:
     """One `blueprint validate`, its options as click parses them (the defaults are the
     options' defaults: `tests/test_quick_cli.py` holds them to it); returns the exit status."""
@@ -96,6 +97,7 @@ def run_validate(
             respect_gitignore=respect_gitignore,
             extend_select=extend_select,
             config_file=config_file,
+            shard=shard,
         ),
         leviath_config,
         leviath_models,
