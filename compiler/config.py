@@ -5,7 +5,8 @@ the nearest configuration file above the file, then its own flags, which replace
 keys of the file. In each directory, from the file's own up to the filesystem root, the first
 of `.blueprint.toml`, `blueprint.toml` and a `pyproject.toml` with a `[tool.blueprint]` table
 is the configuration (the same keys; the dedicated files write them at the top level). Tables
-further up are not merged into it, as with ruff.
+further up are not merged into it, as with ruff. `--config FILE` names the one configuration
+instead (`ConfigFinder(explicit=...)`). A mistake in a file is placed at its line and column.
 
 Rules are named by code, by family (`lint`, `schema`, …) or `all`; a name that is none of
 these is a configuration error, never silently ignored (a typo in `ignore` would otherwise
@@ -14,19 +15,20 @@ re-enable nothing and hide nothing, with no sign that it was wrong). So is an un
 To add a key: a line in `KEYS` (name, attribute, kind, default, help), a field of that
 attribute in `FileConfig` (None = not set) and, when the validation pipeline reads it, in
 `Settings` (`settings_for` copies every field the two share). A new kind of value is one
-reader in `_READERS`.
+reader in `READERS`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from compiler.records import record
 
+from .config_values import ALL_RULES, READERS, ConfigError, check_globs, check_rule_names, did_you_mean
 from .discover import blueprint_folder, local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
@@ -37,14 +39,14 @@ from .reading import read_limited
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
 CONFIG_FILES = (".blueprint.toml", "blueprint.toml", "pyproject.toml")
 PYPROJECT = "pyproject.toml"
+#: Where tomllib's message places a syntax error.
+_TOML_AT = re.compile(r"\(at line (?P<line>\d+), column (?P<column>\d+)\)")
 #: The table of `pyproject.toml` that holds the keys.
 CONFIG_TABLE = "tool.blueprint"
 #: Kept for callers of the first version, which read only `pyproject.toml`.
 CONFIG_FILE = PYPROJECT
 #: A configuration file larger than this is not read (a real one is a few kilobytes).
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
-#: Names that select every rule.
-ALL_RULES = ("all", "ALL")
 
 
 @record
@@ -57,6 +59,8 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: `--fix` also writes the names findings suggest (`compiler.fix.suggestions`).
+    unsafe_fixes: bool = False
     #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
     #: need the installation (`compiler.installation`); None leaves those checks off.
     leviath_config: str | None = None
@@ -100,10 +104,6 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-class ConfigError(Exception):
-    """A configuration that cannot be used; the message names the file and the key."""
-
-
 @record
 class ConfigKey:
     """One configuration key: the attribute it fills, the kind of value, its default, its meaning."""
@@ -117,9 +117,14 @@ class ConfigKey:
 #: Every configuration key, by the name written in the file.
 KEYS: dict[str, ConfigKey] = {
     "select": ConfigKey("select", "rules", (), "run only these rule codes or families (empty: every rule)"),
+    "extend-select": ConfigKey("extend_select", "rules", (), "more rules to run, added to a non-empty select"),
     "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
+    "per-file-ignores": ConfigKey(
+        "per_file_ignores", "per-file", (), "rules to drop in the files a pattern matches: { pattern = [rules] }"
+    ),
     "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
     "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "unsafe-fixes": ConfigKey("unsafe_fixes", "bool", False, "--fix also writes the names findings suggest"),
     "leviath-config": ConfigKey("leviath_config", "path", None, "your Leviath config.toml, for installation checks"),
     "leviath-models": ConfigKey("leviath_models", "path", None, "what `lev models list` prints, saved to a file"),
     "default-max-iterations": ConfigKey(
@@ -146,9 +151,13 @@ class FileConfig:
 
     path: Path
     select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
+    #: (gitignore-style pattern, rules) pairs, patterns relative to the file's folder.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
     known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
     #: Paths, resolved against the folder of the configuration file.
     leviath_config: str | None = None
     leviath_models: str | None = None
@@ -172,6 +181,22 @@ class FileConfig:
         where = self.display or str(self.path)
         return f"{where} [{CONFIG_TABLE}]" if self.path.name == PYPROJECT else where
 
+    def ignores_for(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
+        """The rules `per-file-ignores` drops in the blueprint at `path`."""
+        if not self.per_file_ignores:
+            return ()
+        from .ignore import PatternSet
+
+        relative = os.path.relpath(os.path.abspath(path), self.directory).replace(os.sep, "/")
+        if relative == os.pardir or relative.startswith(os.pardir + "/"):
+            return ()
+        found: list[str] = []
+        for pattern, rules in self.per_file_ignores:
+            decision = PatternSet(str(self.directory), self.label, (pattern,)).decide(relative)
+            if decision is not None and decision[0]:
+                found.extend(rule for rule in rules if rule not in found)
+        return tuple(found)
+
     def value(self, key: str) -> Any:
         """The value of `key` (a name of `KEYS`): as written, or its default when not set."""
         spec = KEYS[key]
@@ -184,8 +209,13 @@ class Overrides:
     """What the command line says; None means the flag was not given."""
 
     select: tuple[str, ...] | None = None
+    #: `--extend-select`: rules added to the select in effect (when it is not every rule).
+    extend_select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
+    #: `--config FILE`: the one configuration file every blueprint reads (`ConfigFinder`).
+    config_file: str | None = None
     leviath_config: str | None = None
     leviath_models: str | None = None
     default_max_iterations: int | None = None
@@ -199,8 +229,10 @@ class Overrides:
 #: The command-line flag that overrides each key, for `--show-settings`.
 FLAGS: dict[str, str] = {
     "select": "--select",
+    "extend-select": "--extend-select",
     "ignore": "--ignore",
     "deny-warnings": "--[no-]deny-warnings",
+    "unsafe-fixes": "--[no-]unsafe-fixes",
     "leviath-config": "--leviath-config",
     "leviath-models": "--leviath-models",
     "default-max-iterations": "--default-max-iterations",
@@ -208,9 +240,13 @@ FLAGS: dict[str, str] = {
 }
 
 
-def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) -> Settings:
+def settings_for(
+    config: FileConfig | None, overrides: Overrides = Overrides(), path: str | os.PathLike[str] | None = None
+) -> Settings:
     """The settings of one file: the configuration, with every given flag replacing its key
-    (`Settings.for_file` adds what lies beside the file)."""
+    (`Settings.for_file` adds what lies beside the file). `extend-select` adds to a select
+    that is not every rule (`--select` replaces the configuration's); with `path`, the rules
+    `per-file-ignores` names for it are added to `ignore`, whatever `--ignore` says."""
     shared = [f.name for f in fields(Settings)]
     values: dict[str, Any] = {}
     for source in (config, overrides):
@@ -218,31 +254,13 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             value = getattr(source, name, None)
             if value is not None:
                 values[name] = value
+    extend = (config.extend_select or ()) if config is not None and overrides.select is None else ()
+    extend += overrides.extend_select or ()
+    if extend and values.get("select"):
+        values["select"] = (*values["select"], *(name for name in extend if name not in values["select"]))
+    if path is not None and config is not None and (dropped := config.ignores_for(path)):
+        values["ignore"] = (*values.get("ignore", ()), *dropped)
     return Settings(**values)
-
-
-def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
-    """`names` unchanged when each is a rule code, a family or `all`; else `ConfigError`."""
-    from .rulebook.registry import FAMILIES, REGISTRY
-
-    known = {*REGISTRY.load().rules, *FAMILIES, *ALL_RULES}
-    names = tuple(names)
-    for name in names:
-        if name not in known:
-            raise ConfigError(f"{where}: unknown rule or family '{name}'{_did_you_mean(name, sorted(known))}")
-    return names
-
-
-def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
-    """`patterns` unchanged when each is a gitignore-style pattern; else `ConfigError`."""
-    from .ignore import check_patterns
-
-    patterns = tuple(patterns)
-    try:
-        check_patterns(patterns)
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {exc}") from exc
-    return patterns
 
 
 def load_config(path: Path, display: str | None = None) -> FileConfig | None:
@@ -260,6 +278,10 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except ValueError as exc:  # not UTF-8, or not TOML (tomllib.TOMLDecodeError)
+        at = _TOML_AT.search(str(exc))
+        if at is not None:
+            reason = str(exc)[: at.start()].rstrip()
+            raise ConfigError(f"{where}:{at['line']}:{at['column']}: not valid TOML: {reason}") from exc
         raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
     if path.name == PYPROJECT:
         tool = document.get("tool")
@@ -281,84 +303,34 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     values: dict[str, Any] = {}
     for key, value in table.items():
         spec = KEYS.get(key)
-        if spec is None:
-            raise ConfigError(f"{where}: unknown key '{key}'{unknown}{_did_you_mean(key, list(KEYS))}")
-        if spec.kind == "prices":
-            try:
-                values["prices"] = read_prices(value, where, text, (*table_path, key))
-            except PriceError as exc:
-                raise ConfigError(str(exc)) from exc
-            continue
-        values[spec.attribute] = _READERS[spec.kind](value, prefix + key, path.parent)
+        try:
+            if spec is None:
+                raise ConfigError(f"{where}: unknown key '{key}'{unknown}{did_you_mean(key, list(KEYS))}")
+            if spec.kind == "prices":
+                try:
+                    values["prices"] = read_prices(value, where, text, (*table_path, key))
+                except PriceError as exc:
+                    raise ConfigError(str(exc)) from exc
+                continue
+            values[spec.attribute] = READERS[spec.kind](value, prefix + key, path.parent)
+        except ConfigError as exc:
+            if spec is not None and spec.kind == "prices":
+                raise  # already placed at its value
+            key_path = (*table_path, key)
+            raise ConfigError(_positioned(str(exc), where, data, key_path, "key" if spec is None else "value")) from exc
     return FileConfig(path=path, display=display or "", **values)
 
 
-def _did_you_mean(name: str, known: list[str]) -> str:
-    import difflib  # only for a misspelt key
+def _positioned(message: str, where: str, data: bytes, key_path: tuple[str, ...], prefer: str) -> str:
+    """`message` (which starts with `where: `) with the line and column of the key or value
+    it is about: `blueprint.toml:3:10: ignore: …`, as a blueprint's findings are placed."""
+    from .parse.positions import PositionIndex
 
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _read_bool(value: Any, label: str, base: Path) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
-    return value
-
-
-def _read_strings(value: Any, label: str, base: Path | None = None) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
-    return tuple(item.strip() for item in value if item.strip())
-
-
-def _read_count(value: Any, label: str, base: Path) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        shown = str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
-        raise ConfigError(f"{label} must be a whole number of 0 or more, not {shown}")
-    return value
-
-
-def _read_path(value: Any, label: str, base: Path) -> str:
-    """A path, relative to the folder of the configuration file (`~` is the home folder)."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
-    return str(base / os.path.expanduser(value))
-
-
-def _read_url(value: Any, label: str, base: Path) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{label} must be a string, not {_type_name(value)}")
-    if not value.startswith(("https://", "http://")) or "{code}" not in value:
-        raise ConfigError(f"{label} must be an http(s) URL with {{code}} where the rule's code goes, not '{value}'")
-    return value
-
-
-#: kind → reader of a value of that kind (checks it; `label` names the file and the key, and
-#: relative paths start from the configuration file's folder).
-_READERS: dict[str, Callable[[Any, str, Path], Any]] = {
-    "bool": _read_bool,
-    "count": _read_count,
-    "path": _read_path,
-    "strings": _read_strings,
-    "rules": lambda value, label, base: check_rule_names(_read_strings(value, label), label),
-    "globs": lambda value, label, base: check_globs(_read_strings(value, label), label),
-    "url": _read_url,
-}
-
-
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, list):
-        return "a list with a non-string item" if value else "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"
+    span, _ = PositionIndex(data.decode("utf-8")).locate(key_path, prefer)
+    head = f"{where}: "
+    if span is None or not message.startswith(head):
+        return message
+    return f"{where}:{span.line}:{span.column}: {message[len(head) :]}"
 
 
 @dataclass
@@ -372,6 +344,8 @@ class ConfigFinder:
     _by_directory: dict[Path, FileConfig | None] = field(default_factory=dict)
     _by_file: dict[Path, FileConfig | None] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: `--config FILE`: this file is the configuration of every blueprint; none is looked for.
+    explicit: str | None = None
 
     def for_file(self, path: str | os.PathLike[str]) -> FileConfig | None:
         """The configuration of the nearest directory above `path` that has one."""
@@ -379,6 +353,8 @@ class ConfigFinder:
 
     def for_directory(self, directory: str | os.PathLike[str]) -> FileConfig | None:
         """The configuration of `directory` or the nearest directory above it that has one."""
+        if self.explicit is not None:
+            return self._explicit()
         visited: list[Path] = []
         found: FileConfig | None = None
         current: Path | None = Path(os.path.abspath(directory))
@@ -410,6 +386,16 @@ class ConfigFinder:
                 self.warnings.append(f"{config.label} is not read: {found.label} beside it takes precedence")
         return found
 
+    def _explicit(self) -> FileConfig:
+        assert self.explicit is not None
+        path = Path(os.path.abspath(self.explicit))
+        if not _is_file(path):
+            raise ConfigError(f"{self.explicit}: no such configuration file")
+        config = self._load(path)
+        if config is None:
+            raise ConfigError(f"{self.explicit}: has no [{CONFIG_TABLE}] table")
+        return config
+
     def _load(self, path: Path) -> FileConfig | None:
         if path not in self._by_file:
             self._by_file[path] = load_config(path, _display(path))
@@ -429,3 +415,21 @@ def _display(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except (ValueError, OSError):  # elsewhere, or the working directory is gone
         return str(path)
+
+
+__all__ = [
+    "ALL_RULES",
+    "CONFIG_FILES",
+    "DEFAULT_SETTINGS",
+    "FLAGS",
+    "KEYS",
+    "ConfigError",
+    "ConfigFinder",
+    "FileConfig",
+    "Overrides",
+    "Settings",
+    "check_globs",
+    "check_rule_names",
+    "load_config",
+    "settings_for",
+]

@@ -118,8 +118,8 @@ def test_statistics_counts_findings_per_code(tmp_path: Path) -> None:
     write(tmp_path / "b2.leviath", BROKEN)
     result = validate(str(tmp_path), "--statistics")
     rows = [line.split() for line in result.stdout.splitlines()]
-    assert ["2", "error", "toml-syntax"] in rows
-    assert result.stdout.rstrip().splitlines()[-1].startswith("Checked 2 files: 2 errors")
+    assert rows == [["2", "error", "toml-syntax"]]  # only the table, as ruff prints it
+    assert result.exit_code == 1
 
 
 def test_quiet_prints_only_the_summary(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ FORMATS = ("text", "markdown", "json")
 )
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(FORMATS),
     default="text",
@@ -113,7 +114,7 @@ def _settings(path: str, finder: "ConfigFinder", overrides: Overrides) -> "Setti
     from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(finder.for_file(path), overrides).for_file(path)
+        return settings_for(finder.for_file(path), overrides, path).for_file(path)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 

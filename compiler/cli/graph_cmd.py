@@ -42,6 +42,7 @@ def write_output(text: str, output: str | None) -> None:
 @click.argument("path", type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(FORMATS),
     default="mermaid",

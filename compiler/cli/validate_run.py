@@ -2,7 +2,7 @@
 Click-free: the click command (`validate_cmd.py`) and the quick path (`quick.py`) call it.
 
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
---deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
+--deny-warnings; never with --exit-zero), 2 when a path is missing, a file cannot be read, the configuration is
 invalid or no blueprint was found. An unreadable file is reported on stderr and the other
 files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
 `--stdin-filename` names it in the report and for the settings lookup.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import ConfigFinder, Overrides, Settings
@@ -27,6 +27,7 @@ from .common import (
     rule_docs_url,
     rule_overrides,
     settings_per_file,
+    suggestion_fixes_of,
     use_color,
     with_installation,
 )
@@ -34,6 +35,7 @@ from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_pro
 from .files import FileLoop
 
 if TYPE_CHECKING:
+    from ..fix import FixOutcome
     from ..pipeline import FileResult
 
 #: Below this many files a run is quick enough that progress would only flicker.
@@ -59,17 +61,22 @@ def run_validate(
     output_format: str = "text",
     deny_warnings: bool | None = None,
     select: tuple[str, ...] = (),
+    extend_select: tuple[str, ...] = (),
     ignore: tuple[str, ...] = (),
+    config_file: str | None = None,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
     statistics: bool = False,
     quiet: bool = False,
     color: str = "auto",
     fix: bool = False,
+    unsafe_fixes: bool | None = None,
+    show_fixes: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
     show_settings: bool = False,
     watch: bool = False,
+    exit_zero: bool = False,
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
@@ -87,11 +94,14 @@ def run_validate(
             default_max_iterations,
             exclude=exclude,
             respect_gitignore=respect_gitignore,
+            extend_select=extend_select,
+            config_file=config_file,
             shard=shard,
         ),
         leviath_config,
         leviath_models,
     )
+    overrides = replace(overrides, unsafe_fixes=unsafe_fixes)
     if show_settings:
         from .show_settings import show_settings as render_settings
 
@@ -109,7 +119,7 @@ def run_validate(
         watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
     if fix and diff:
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
-    return _validate(
+    status = _validate(
         paths,
         overrides,
         output_format,
@@ -120,7 +130,9 @@ def run_validate(
         diff=diff,
         stdin=stdin,
         stdin_filename=stdin_filename,
+        show_fixes=show_fixes,
     )
+    return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
 def _validate(
@@ -135,10 +147,11 @@ def _validate(
     diff: bool = False,
     stdin: bool = False,
     stdin_filename: str | None = None,
+    show_fixes: bool = False,
 ) -> int:
     """One run of `blueprint validate`: the report on stdout; the exit status returned."""
     spec = REPORTERS[output_format]
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     read: Callable[[str], bytes] = read_blueprint
     if stdin:
         files, read = _stdin_input(paths, stdin_filename, fix or diff)
@@ -151,16 +164,19 @@ def _validate(
     settings = settings_per_file(files, overrides, finder)
     if diff:
         return _diff(files, settings)
-    unwritten = _fix(files, settings) if fix else False
+    unwritten = _fix(files, settings, show_fixes) if fix else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
+    fixes = fixes_of(run.results, settings) if spec.shows_fixes else {}
     options = ReportOptions(
         color=spec.human and use_color(color),
         statistics=statistics,
         quiet=quiet,
-        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
+        fixes=fixes,
+        unsafe_fixes=suggestion_fixes_of(run.results, settings, fixes) if spec.human and spec.shows_fixes else {},
         rule_docs_url=rule_docs_url(finder),
+        show_fixes=show_fixes and not fix,
     )
     emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
@@ -183,17 +199,43 @@ def _stdin_input(
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
-def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
+def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:
     """--fix: write the fixes (the report then shows what remains); True when a file could not
-    be written."""
+    be written. With `show_fixes`, what was fixed in each file is listed."""
     from ..fix.files import fix_files
 
     run = fix_files(files, settings.__getitem__, write=True)
     for message in run.problems:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s){_hidden(run.hidden_count)}", err=True)
+        if show_fixes:
+            echo(_fixed_list(run.written), nl=False, err=True)
     return run.unwritten > 0
+
+
+def _fixed_list(written: "list[FixOutcome]") -> str:
+    """`--fix --show-fixes`: per file, how many findings of each rule were fixed (`[~]`: by an
+    unsafe fix)."""
+    from collections import Counter
+
+    from ..display import visible
+    from ..rulebook.registry import REGISTRY
+
+    lines = []
+    for outcome in written:
+        lines.append(f"- {visible(outcome.path)}:")
+        unsafe = Counter(d.code for d in outcome.unsafe)
+        for code, count in sorted(Counter(d.code for d in outcome.fixed).items()):
+            rule = REGISTRY.get(code)
+            for n, mark in ((count - unsafe[code], ""), (unsafe[code], " [~]")):
+                if n:
+                    lines.append(f"    {n} × {code}{mark}" + (f" ({rule.summary})" if rule is not None else ""))
+    return "".join(line + "\n" for line in lines)
+
+
+def _hidden(count: int) -> str:
+    return f" ({count} more fixable with --unsafe-fixes)" if count else ""
 
 
 def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
@@ -205,7 +247,7 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
         echo_problem(f"error: {message}")
     changed = run.changed
     emit("".join(unified_diff(outcome) for outcome in changed))
-    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s){_hidden(run.hidden_count)}", err=True)
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 

@@ -23,14 +23,12 @@ GRAPHVIZ_TIMEOUT = 20
 def explore_runs(blueprint: "Blueprint") -> "Analysis | None":
     """Every run of `blueprint` explored, as `check` does with the default settings (None
     when the exploration fails: the page is then drawn without it)."""
-    from ..analysis.core import analyze_cached, release
+    from ..analysis.core import analyze
 
     try:
-        return analyze_cached(blueprint)
+        return analyze(blueprint)
     except Exception:  # a bug in the exploration must not cost the page
         return None
-    finally:
-        release(blueprint)
 
 
 def run_facts_of(analysis: "Analysis | None", picture: Drawing) -> "RunFacts | None":

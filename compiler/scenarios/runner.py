@@ -79,7 +79,7 @@ def project_settings(path: str) -> "Settings":
     """The settings the project's configuration gives the blueprint at `path`."""
     from ..config import ConfigFinder, settings_for
 
-    return settings_for(ConfigFinder().for_file(path)).for_file(path)
+    return settings_for(ConfigFinder().for_file(path), path=path).for_file(path)
 
 
 def default_loader(path: str) -> "FileResult":
