@@ -63,10 +63,13 @@ def find(graph: "RunGraph") -> Iterator["Finding"]:
     wanted = {region for stage, region, *_ in reads if region in watched and _cannot_write(writes[stage.name], region)}
     for region in sorted(wanted):
         parents = _empty_runs(graph, writes, region)
+        first: dict[str, int] = {}  # per stage, the first run state entered empty (the shortest run)
+        for node in parents:
+            first.setdefault(graph.nodes[node][0], node)
         for stage, named, how, path, rule in reads:
             if named != region or not _cannot_write(writes[stage.name], region):
                 continue
-            node = next((n for n in parents if graph.nodes[n][0] == stage.name), None)
+            node = first.get(stage.name)
             if node is None:
                 continue
             finding = _finding(graph, parents, node, stage, region, how, path, rule)
