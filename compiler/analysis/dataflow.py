@@ -64,8 +64,8 @@ def find(graph: "RunGraph") -> Iterator["Finding"]:
     for region in sorted(wanted):
         parents = _empty_runs(graph, writes, region)
         first: dict[str, int] = {}  # per stage, the first run state entered empty (the shortest run)
-        for node in parents:
-            first.setdefault(graph.nodes[node][0], node)
+        for entered in parents:
+            first.setdefault(graph.nodes[entered][0], entered)
         for stage, named, how, path, rule in reads:
             if named != region or not _cannot_write(writes[stage.name], region):
                 continue
