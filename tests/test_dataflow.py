@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
 import compiler
 from compiler.cli.app import cli
+from tests.helpers import ROOT
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 
@@ -113,5 +115,6 @@ def test_json_carries_the_run_that_enters_the_reader(tmp_path: Path, monkeypatch
     (tmp_path / "flow.leviath").write_text(blueprint(PLAN), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     report = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "flow.leviath"]).output)
+    jsonschema.validate(report, json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8")))
     [trace] = report["files"][0]["analysis"]["traces"]
     assert trace["code"] == "region-read-before-written" and trace["outcome"] == "enters" and trace["verified"]
