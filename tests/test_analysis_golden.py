@@ -2,7 +2,8 @@
 
 The `.out` is the exact text report: the findings (with their traces) and the ceilings. A
 case whose name starts with `ok-` is a near miss: its folder's code must stay silent. A case
-may start with a comment `# blueprint check --max-states N` to run with that limit. Run with
+may start with a comment `# blueprint check --max-states N` to run with that limit, and a folder's
+`blueprint.toml` gives its cases their settings (the prices behind the token ceilings). Run with
 `UPDATE_GOLDEN=1` to rewrite the `.out` files after an intended change, then read the diff.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from compiler.check import check_bytes
-from compiler.config import Settings
+from compiler.config import Settings, load_config, settings_for
 from compiler.render import ReportOptions
 from compiler.render.check_report import text_report
 from compiler.render.rule_docs import state_limit_of
@@ -24,9 +25,12 @@ CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
 def render_case(path: Path) -> tuple[str, list[str]]:
+    """The report of one case, with the settings of a `blueprint.toml` in its folder (prices)."""
     data = path.read_bytes()
     limit = state_limit_of(data.decode("utf-8", errors="replace"))
-    item = check_bytes(path.relative_to(CASES).as_posix(), data, Settings(), max_states=limit)
+    config = path.parent / "blueprint.toml"
+    settings = settings_for(load_config(config)) if config.exists() else Settings()
+    item = check_bytes(path.relative_to(CASES).as_posix(), data, settings, max_states=limit)
     return text_report([item], ReportOptions()), [d.code for d in item.result.diagnostics]
 
 

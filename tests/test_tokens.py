@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
@@ -16,6 +17,7 @@ from compiler.cli.app import cli
 from compiler.config import ConfigError, Settings, load_config
 from compiler.installation import load_models
 from compiler.prices import ModelPrice
+from tests.helpers import ROOT
 
 MODEL = "anthropic/claude-test"
 #: Two stages in a line: `a` makes at most 3 inferences, `b` 2. Its regions: task 1,000 and
@@ -121,6 +123,7 @@ def test_the_table_and_json_show_tokens_and_dollars(tmp_path: Path, monkeypatch:
     ]
     assert "tokens: every run carries at most 195,035 tokens (at most 190,035 in, 5,000 out)" in text
     report = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "costs.leviath"]).output)
+    jsonschema.validate(report, json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8")))
     tokens = report["files"][0]["analysis"]["tokens"]
     assert tokens["tokens"] == 195_035 and tokens["why"] is None
     assert [s["tokens"] for s in tokens["stages"]] == [117_021, 78_014]

@@ -6,6 +6,7 @@
     analysis.findings                      # strands, endless loops, dead stages and edges …
     analysis.findings[0].trace.events      # … each with a run that shows it, as runner events
     analysis.ceilings                      # the most visits and inferences any run makes
+    worst_case(compiler.check_file(path))  # the most tokens and dollars of one run (RunCost)
     analysis.graph                         # the run-state graph (networkx)
 
 Importing this package is cheap: the exploration loads on the first call, and networkx only
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from .ceilings import Ceilings, StageCeiling
     from .core import Analysis, analyze
     from .findings import Finding
+    from .tokens import RunCost, StageTokens, worst_case
     from .traces import Trace, TraceStep
 
 _EXPORTS = {
@@ -30,6 +32,9 @@ _EXPORTS = {
     "Ceilings": "ceilings",
     "StageCeiling": "ceilings",
     "Finding": "findings",
+    "RunCost": "tokens",
+    "StageTokens": "tokens",
+    "worst_case": "tokens",
     "Trace": "traces",
     "TraceStep": "traces",
 }

@@ -194,13 +194,17 @@ def run_cost(analysis: "Analysis", limits: Callable[["ModelEntry"], ModelLimits]
         order = topological_order(analysis.runs, analysis.runs.successors)
         assert order is not None  # bounded visits: the run graph has no cycle
         known = {n: b for n, b in per_inference.items() if b.known}
+        weights: list[dict[str, int | float]] = []
         if not why:
-            total_in = int(_longest(analysis, order, {n: b.input for n, b in known.items()}))
-            total_out = int(_longest(analysis, order, {n: b.output for n, b in known.items()}))
-            total = int(_longest(analysis, order, {n: b.input + b.output for n, b in known.items()}))
+            weights += [{n: b.input for n, b in known.items()}, {n: b.output for n, b in known.items()}]
+            weights.append({n: b.input + b.output for n, b in known.items()})
         if not cost_why:
-            prices = {n: b.cost for n, b in per_inference.items() if b.cost is not None}
-            total_cost = float(_longest(analysis, order, prices))
+            weights.append({n: b.cost for n, b in per_inference.items() if b.cost is not None})
+        heaviest = _heaviest(analysis, order, weights)
+        if not why:
+            total_in, total_out, total = (int(v) for v in heaviest[:3])
+        if not cost_why:
+            total_cost = float(heaviest[-1])
     return RunCost(total, total_in, total_out, total_cost, why, cost_why, tuple(stages))
 
 
@@ -326,25 +330,28 @@ def _unknown(
     return ""
 
 
-def _longest(analysis: "Analysis", order: list[int], weight: "dict[str, int] | dict[str, float]") -> int | float:
-    """The heaviest run: the longest path from the start (`order`: the run states in
-    topological order), each visit weighing its most inferences times its stage's `weight`
-    (a stage without one weighs nothing: no run enters it)."""
+def _heaviest(analysis: "Analysis", order: list[int], weights: "list[dict[str, int | float]]") -> list[int | float]:
+    """For each of `weights`, the heaviest run: the longest path from the start (`order`: the
+    run states in topological order), each visit weighing its most inferences times its
+    stage's weight (a stage without one weighs nothing: no run enters it). One pass for all."""
     graph = analysis.runs
-    best: list[int | float] = [0] * len(graph.nodes)  # ints stay exact however large
+    count = len(weights)
+    zero: list[int | float] = [0] * count  # ints stay exact however large
+    best: list[list[int | float]] = [zero] * len(graph.nodes)
     for node in reversed(order):
         stage = graph.nodes[node][0]
         result = graph.visits.get(graph.visit_keys[node])
         if result is None:
             continue
         exits = result.exits
-        each = weight.get(stage, 0)
-        most: int | float = 0
+        each = [weight.get(stage, 0) for weight in weights]
+        most = list(zero)
         for number, target in graph.out[node]:
-            calls = exits[number].max_calls
-            step = 0 if calls == 0 else calls * each  # INFINITE only where a bound was refused
-            value = step + (best[target] if type(target) is int else 0)
-            if value > most:
-                most = value
+            calls = exits[number].max_calls  # INFINITE only where a bound was refused
+            tail = best[target] if type(target) is int else zero
+            for i in range(count):
+                value = (calls * each[i] if calls else 0) + tail[i]
+                if value > most[i]:
+                    most[i] = value
         best[node] = most
-    return best[0] if best else 0
+    return best[0] if best else list(zero)

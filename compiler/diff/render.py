@@ -90,10 +90,13 @@ def _unchanged_ceilings(runs: RunDelta) -> str | None:
     """ "ceilings unchanged: …" when both sides were explored and no ceiling moved."""
     if _ceiling_rows(runs) or not (runs.old.complete and runs.new.complete):
         return None
-    return (
-        f"ceilings unchanged: at most {_number(runs.new.visits)} stage visits and "
-        f"{_number(runs.new.inferences)} inferences per run"
-    )
+    old, new = runs.old, runs.new
+    if new.tokens is not None and old.tokens == new.tokens:  # known on both sides, and the same
+        return (
+            f"ceilings unchanged: at most {_number(new.visits)} stage visits, {_number(new.inferences)} "
+            f"inferences and {new.tokens:,} tokens per run"
+        )
+    return f"ceilings unchanged: at most {_number(new.visits)} stage visits and {_number(new.inferences)} inferences per run"
 
 
 # --- text ------------------------------------------------------------------------------------------------
