@@ -6,10 +6,10 @@
     analysis.findings                      # strands, endless loops, dead stages and edges …
     analysis.findings[0].trace.events      # … each with a run that shows it, as runner events
     analysis.ceilings                      # the most visits and inferences any run makes
-    worst_case(compiler.check_file(path))  # the most tokens and dollars of one run (RunCost)
     analysis.graph                         # the run-state graph (networkx)
 
-Importing this package is cheap: the exploration loads on the first call, and networkx only
+`worst_case(compiler.check_file(path))` gives the most tokens and dollars one run can spend
+(a `RunCost`). Importing this package is cheap: the exploration loads on the first call, and networkx only
 when `Analysis.graph` is read. See docs/check.md for what is explored and what is not.
 """
 
