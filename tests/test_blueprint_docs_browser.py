@@ -326,3 +326,20 @@ def test_the_largest_real_blueprint_reads_at_page_width(tmp_path: Path) -> None:
     shot = tmp_path / "largest.png"
     browser.screenshot(tmp_path / "measured.html", shot, width=1280, height=2200)
     assert browser.read_png(shot.read_bytes()).ink > 0.05
+
+
+REAL = sorted(CORPUS.glob("*/agent.leviath")) if CORPUS.exists() else []
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", EXAMPLES + REAL, ids=lambda p: p.stem if p.stem != "agent" else p.parent.name)
+def test_no_label_of_a_diagram_covers_another_at_page_width(path: Path, tmp_path: Path) -> None:
+    from compiler.check import check_file
+
+    result = check_file(path)
+    page = page_data(result.result.blueprint, path.name, "builtin", result.analysis)
+    measured = measure(render_html(page), tmp_path, width=1024)
+    left, _, right, _ = measured["diagram"]
+    assert left >= 0 and right <= measured["width"]
+    assert overlapping(measured["texts"]) == []
+    assert all(left - 1 <= t[1] and t[3] <= right + 1 for t in measured["texts"])
