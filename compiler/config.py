@@ -262,6 +262,7 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     from .parse.reader import loads
 
     where = display or str(path)
+    data = b""
     try:
         data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
