@@ -139,6 +139,8 @@ def test_per_file_ignores_in_a_pyproject_table_with_glob_patterns(project: Path)
     write(project / "pyproject.toml", '[tool.blueprint.per-file-ignores]\n"**/fixtures/*.leviath" = ["meta"]\n')
     shown = run("validate", "--show-settings", "tests/fixtures/b.leviath").stdout
     assert 'per-file-ignores = { "**/fixtures/*.leviath" = ["meta"] }  # pyproject.toml [tool.blueprint]' in shown
+    assert '# per-file-ignores drop ["meta"] in this file' in shown.splitlines()
+    assert "per-file-ignores drop" not in run("validate", "--show-settings", "agents/a.leviath").stdout
     assert "Checked 2 files: 0 errors, 1 warning" in run("validate", ".").stdout
 
 
