@@ -269,6 +269,7 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     from .parse.reader import loads
 
     where = display or str(path)
+    data = b""
     try:
         data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
@@ -278,11 +279,7 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except ValueError as exc:  # not UTF-8, or not TOML (tomllib.TOMLDecodeError)
-        at = _TOML_AT.search(str(exc))
-        if at is not None:
-            reason = str(exc)[: at.start()].rstrip()
-            raise ConfigError(f"{where}:{at['line']}:{at['column']}: not valid TOML: {reason}") from exc
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
+        raise ConfigError(_syntax_error(str(exc), where, data)) from exc
     if path.name == PYPROJECT:
         tool = document.get("tool")
         if not isinstance(tool, dict) or "blueprint" not in tool:
@@ -319,6 +316,20 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
             key_path = (*table_path, key)
             raise ConfigError(_positioned(str(exc), where, data, key_path, "key" if spec is None else "value")) from exc
     return FileConfig(path=path, display=display or "", **values)
+
+
+def _syntax_error(reason: str, where: str, data: bytes) -> str:
+    """tomllib's message, placed as a finding is: `ci.toml:3:5: not valid TOML: …` (the end
+    of the file for an error at its end)."""
+    at = _TOML_AT.search(reason)
+    if at is not None:
+        return f"{where}:{at['line']}:{at['column']}: not valid TOML: {reason[: at.start()].rstrip()}"
+    if reason.endswith("(at end of document)"):
+        text = data.decode("utf-8", "replace")
+        line = text.count("\n") + 1
+        column = len(text) - (text.rfind("\n") + 1) + 1
+        return f"{where}:{line}:{column}: not valid TOML: {reason[: -len('(at end of document)')].rstrip()}"
+    return f"{where}: not valid TOML: {reason}"
 
 
 def _positioned(message: str, where: str, data: bytes, key_path: tuple[str, ...], prefer: str) -> str:

@@ -165,7 +165,7 @@ def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: 
 
 
 @needs_chromium
-def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_path: Path) -> None:
+def test_the_diagram_has_zoom_levels_and_the_index_links_every_page(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from compiler.cli.app import cli
@@ -177,7 +177,8 @@ def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_p
     links = sorted(set(re.findall(r'href="([^"]+\.html)"', index)))
     assert links == sorted(p.name for p in out.glob("*.html") if p.name != "index.html")
     page = browser.dump_dom(out / links[0])
-    assert '<input type="checkbox" id="zoom" class="zoom">' in page and 'for="zoom"' in page
+    for level in ("fit", "100", "150", "200"):
+        assert f'id="zoom-{level}" class="zoom"' in page and f'for="zoom-{level}"' in page
     assert '<a href="index.html">All blueprints</a>' in page
 
 
@@ -266,3 +267,79 @@ def test_picking_a_traced_run_highlights_its_path_and_shows_its_steps(tmp_path: 
     legend = [t[0] for t in after["texts"]]
     assert "worst-case inferences per stage (one run)" in legend and "16–18" in legend
     assert after["chart"] is not None and after["chart"][2] <= after["width"]
+
+
+def largest_corpus_blueprint() -> Path:
+    """The real blueprint with the most stages (then the most edges)."""
+    from compiler.graph import StageGraph
+
+    def size(path: Path) -> tuple[int, int]:
+        blueprint = validate_bytes(path.name, path.read_bytes()).blueprint
+        graph = StageGraph.from_blueprint(blueprint)
+        return len(blueprint.stages), len(list(graph.edges))
+
+    return max(sorted(CORPUS.glob("*/agent.leviath")), key=size)
+
+
+def overlapping(boxes: list[list]) -> list[tuple[str, str]]:
+    """Pairs of text boxes ([text, left, top, right, bottom]) that overlap by more than a pixel."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if min(a[3], b[3]) - max(a[1], b[1]) > 1 and min(a[4], b[4]) - max(a[2], b[2]) > 1:
+                found.append((a[0], b[0]))
+    return found
+
+
+@needs_chromium
+@requires_shared
+def test_the_largest_real_blueprint_reads_at_page_width(tmp_path: Path) -> None:
+    """At 1280 pixels its diagram is drawn at its natural size (not shrunk), inside the
+    viewport, with no label over another, nothing rotated, every way out named in full and
+    its gates written; the zoom levels make it larger, to scroll around in."""
+    from compiler.check import check_file
+
+    source = largest_corpus_blueprint()
+    result = check_file(source)
+    page = page_data(result.result.blueprint, source.parent.name, "builtin", result.analysis)
+    html = render_html(page, index=True)
+    measured = measure(html, tmp_path)
+    left, _, right, _ = measured["diagram"]
+    assert right <= measured["width"] and left >= 0
+    assert right - left == pytest.approx(page.svg_width, abs=1)  # drawn at its natural size
+    texts = measured["texts"]
+    assert len(texts) > 60
+    assert overlapping(texts) == []
+    assert all(left - 1 <= t[1] and t[3] <= right + 1 for t in texts), "a label sticks out of the diagram"
+    assert "transform=" not in page.svg and "rotate(" not in page.svg
+    labels = [t[0] for t in texts]
+    for stage in page.stages:
+        for edge in stage.edges:
+            head = f"{edge.target}"
+            assert any(label.lstrip("↓→ ").startswith(head) for label in labels), head
+            if edge.gate:
+                assert any(f"gate: {edge.gate}" in label for label in labels), edge.gate
+    assert 'class="gate"' in page.svg
+    zoomed = measure(html, tmp_path, pick="zoom-150")
+    assert zoomed["diagram"][2] - zoomed["diagram"][0] == pytest.approx(page.svg_width * 1.5, abs=1)
+    assert overlapping(zoomed["texts"]) == []
+    shot = tmp_path / "largest.png"
+    browser.screenshot(tmp_path / "measured.html", shot, width=1280, height=2200)
+    assert browser.read_png(shot.read_bytes()).ink > 0.05
+
+
+REAL = sorted(CORPUS.glob("*/agent.leviath")) if CORPUS.exists() else []
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", EXAMPLES + REAL, ids=lambda p: p.stem if p.stem != "agent" else p.parent.name)
+def test_no_label_of_a_diagram_covers_another_at_page_width(path: Path, tmp_path: Path) -> None:
+    from compiler.check import check_file
+
+    result = check_file(path)
+    page = page_data(result.result.blueprint, path.name, "builtin", result.analysis)
+    measured = measure(render_html(page), tmp_path, width=1024)
+    left, _, right, _ = measured["diagram"]
+    assert left >= 0 and right <= measured["width"]
+    assert overlapping(measured["texts"]) == []
+    assert all(left - 1 <= t[1] and t[3] <= right + 1 for t in measured["texts"])

@@ -131,3 +131,12 @@ def test_page_data_without_an_analysis_explores_unless_told_not_to() -> None:
     assert page_data(blueprint, engine="builtin").runs is not None
     quiet = page_data(blueprint, engine="builtin", explore=False)
     assert quiet.runs is None and quiet.chart == "" and "## Runs" not in render_markdown(quiet)
+
+
+def test_an_exploration_cut_short_says_so_and_draws_no_heat() -> None:
+    result = check_file(ROOT / "blueprints" / "review-loop.leviath", max_states=3)
+    assert result.analysis is not None and not result.analysis.complete
+    page = page_data(result.result.blueprint, "cut", "builtin", result.analysis)
+    assert page.chart == "" and page.runs.stages == ()
+    assert "The exploration stopped at its state limit after" in render_markdown(page)
+    assert "heat-legend" not in page.svg and "inferences" not in page.svg

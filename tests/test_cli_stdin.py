@@ -60,8 +60,6 @@ def test_undecodable_and_oversized_input_are_diagnostics() -> None:
     "args, message",
     [
         (["-", "other.leviath"], "cannot be combined with other paths"),
-        (["--fix", "-"], "cannot work on standard input"),
-        (["--diff", "-"], "cannot work on standard input"),
         (["--stdin-filename", "x.leviath", "."], "pass '-' as the only path"),
         (["-", "--stdin-filename", ""], "must not be empty"),
     ],
@@ -70,6 +68,41 @@ def test_usage_errors_exit_2_with_one_line(args: list[str], message: str) -> Non
     result = validate(*args, stdin=BROKEN)
     assert result.exit_code == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
+#: A missing mode (a safe fix) and `max_iteration` (a suggestion: an unsafe fix).
+FIXABLE = f'[agent]\nname = "a"\n\n[stages.work]\n{MODEL}\nmax_iteration = 3\n'
+
+
+def test_fix_writes_the_fixed_blueprint_to_stdout_and_the_report_to_stderr() -> None:
+    result = validate("-", "--fix", "--stdin-filename", "agents/a.leviath", stdin=FIXABLE)
+    assert result.stdout == FIXABLE.replace("[stages.work]\n", '[stages.work]\nmode = "autonomous"\n')
+    assert "fixed 1 finding(s) (1 more fixable with --unsafe-fixes)" in result.stderr
+    assert "agents/a.leviath:7:1: error[rejected-key] [~] unknown key 'max_iteration'" in result.stderr
+    assert result.exit_code == 1  # what remains fails
+
+
+def test_fix_with_unsafe_fixes_on_stdin_and_nothing_left() -> None:
+    result = validate("-", "--fix", "--unsafe-fixes", "-q", stdin=FIXABLE)
+    assert result.exit_code == 0, result.output
+    assert "max_iterations = 3\n" in result.stdout and 'mode = "autonomous"' in result.stdout
+    assert result.stderr.splitlines() == ["fixed 2 finding(s)", "Checked 1 file: 0 errors, 0 warnings, 0 notes"]
+
+
+def test_fix_on_stdin_passes_unfixable_input_through_unchanged() -> None:
+    result = validate("-", "--fix", stdin=BROKEN)
+    assert result.stdout == BROKEN and result.exit_code == 1
+    assert "<stdin>:2:" in result.stderr and "error[toml-syntax]" in result.stderr
+
+
+def test_diff_on_stdin_prints_the_patch_under_its_name() -> None:
+    result = validate("-", "--diff", "--stdin-filename", "a.leviath", stdin=FIXABLE)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("--- a/a.leviath\n+++ b/a.leviath\n") and '+mode = "autonomous"\n' in result.stdout
+    assert "1 fixable finding(s) (1 more fixable with --unsafe-fixes)" in result.stderr
+    clean = validate("-", "--diff", stdin=EXAMPLE.read_bytes())
+    assert clean.exit_code == 0 and clean.stdout == ""
 
 
 def test_a_real_pipe() -> None:

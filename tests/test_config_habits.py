@@ -66,16 +66,19 @@ def test_config_file_may_be_a_pyproject_and_shows_in_show_settings(project: Path
             "ci.toml",
             "Error: ci.toml:2:10: ignore: unknown rule or family 'lnt'",
         ),
-        ("select = [\n", "ci.toml", "Error: ci.toml: not valid TOML"),
+        ("select = [\n", "ci.toml", "Error: ci.toml:2:1: not valid TOML: Invalid value"),
+        (b"select = [\xff]\n", "ci.toml", "Error: ci.toml: not valid TOML"),
         ('select = "all"\n', "ci.toml", "Error: ci.toml:1:10: select must be a list of strings, not a string"),
         ("\n\nslect = []\n", "ci.toml", "Error: ci.toml:3:1: unknown key 'slect' (did you mean 'select'?)"),
         ("a = = 1\n", "ci.toml", "Error: ci.toml:1:5: not valid TOML: Invalid value"),
     ],
 )
 def test_a_config_file_that_cannot_be_used_is_a_usage_error_with_its_position(
-    project: Path, body: str | None, name: str, expected: str
+    project: Path, body: str | bytes | None, name: str, expected: str
 ) -> None:
-    if body is not None:
+    if isinstance(body, bytes):
+        (project / name).write_bytes(body)
+    elif body is not None:
         write(project / name, body)
     result = run("validate", ".", "--config", name)
     assert result.exit_code == 2 and result.stdout == ""
@@ -136,6 +139,8 @@ def test_per_file_ignores_in_a_pyproject_table_with_glob_patterns(project: Path)
     write(project / "pyproject.toml", '[tool.blueprint.per-file-ignores]\n"**/fixtures/*.leviath" = ["meta"]\n')
     shown = run("validate", "--show-settings", "tests/fixtures/b.leviath").stdout
     assert 'per-file-ignores = { "**/fixtures/*.leviath" = ["meta"] }  # pyproject.toml [tool.blueprint]' in shown
+    assert '# per-file-ignores drop ["meta"] in this file' in shown.splitlines()
+    assert "per-file-ignores drop" not in run("validate", "--show-settings", "agents/a.leviath").stdout
     assert "Checked 2 files: 0 errors, 1 warning" in run("validate", ".").stdout
 
 

@@ -4,6 +4,7 @@ file."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -11,6 +12,7 @@ from click.testing import CliRunner, Result
 from compiler.cli.app import cli
 from compiler.fix.suggestions import suggestion_fix, suggestion_fixes_for
 from compiler.pipeline import validate_text
+from tests.helpers import CORPUS, requires_shared
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 #: `max_iteration` (a misspelt key) and a missing mode (a safe fix).
@@ -128,3 +130,27 @@ def test_a_single_quoted_value_keeps_its_quotes() -> None:
     assert [(fix.title, fix.edits[0].new_text) for fix in fixes.values()] == [
         ("Replace 'autonomus' with 'autonomous'", "'autonomous'")
     ]
+
+
+@requires_shared
+def test_typos_in_the_real_blueprints_are_fixed_back_to_the_original(tmp_path: Path) -> None:
+    """A key and a value misspelt in each real blueprint: `--fix --unsafe-fixes` writes back
+    exactly the original bytes, and plain `--fix` leaves both typos."""
+    originals = sorted(CORPUS.glob("*/agent.leviath"))
+    assert originals
+    copies = []
+    for original in originals:
+        folder = tmp_path / original.parent.name
+        shutil.copytree(original.parent, folder)
+        text = original.read_text(encoding="utf-8")
+        assert "max_iterations =" in text and '"autonomous"' in text
+        typos = text.replace("max_iterations =", "max_iteration =", 1).replace('"autonomous"', '"autonomus"', 1)
+        (folder / "agent.leviath").chmod(0o644)  # the corpus is read-only
+        (folder / "agent.leviath").write_text(typos, encoding="utf-8")
+        copies.append((folder / "agent.leviath", original.read_bytes(), typos))
+    assert invoke(str(tmp_path), "--fix").exit_code == 1
+    assert all(path.read_text(encoding="utf-8") == typos for path, _, typos in copies)
+    result = invoke(str(tmp_path), "--fix", "--unsafe-fixes")
+    assert f"fixed {2 * len(copies)} finding(s) in {len(copies)} file(s)" in result.stderr
+    assert [path.read_bytes() == original for path, original, _ in copies] == [True] * len(copies)
+    assert result.exit_code == 0, result.output

@@ -621,3 +621,18 @@ async def test_did_you_mean_replaces_exactly_the_misspelt_token(
         assert fixed == good
     else:
         assert "entry_stage = 'plan'" in fixed  # the quotes it was written with
+
+
+async def test_a_suggestion_is_not_offered_over_more_than_the_misspelt_name(client: Client, tmp_path: Path) -> None:
+    """A placeholder finding covers the whole string; writing '{stage}' over it would drop the
+    rest of the text, so only the directive is offered."""
+    text = BROKEN.replace("reveiw", "review").replace(
+        'name = "fixer"', 'name = "fixer"\n[agent.nudge]\ntext = "In {Stage} now"'
+    )
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    finding = next(d for d in (await published(client, uri, 1)).diagnostics if d.code == "unknown-placeholder")
+    actions = await actions_at(client, uri, finding.range.start)
+    assert [a.title for a in actions if a.diagnostics[0].code == "unknown-placeholder"] == [
+        "Ignore unknown-placeholder on this line"
+    ]

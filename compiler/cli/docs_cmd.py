@@ -55,9 +55,9 @@ if TYPE_CHECKING:
     "--diagram",
     "engine",
     type=click.Choice(ENGINES),
-    default="auto",
+    default="builtin",
     show_default=True,
-    help="How the HTML page lays out its diagram: Graphviz when installed ('auto'), or the built-in layout.",
+    help="How the HTML page lays out its diagram: the built-in layout (with what check found drawn on it), Graphviz, or Graphviz when installed ('auto').",
 )
 @discovery_options
 @color_option

@@ -53,9 +53,9 @@ def write_output(text: str, output: str | None) -> None:
     "--diagram",
     "engine",
     type=click.Choice(ENGINES),
-    default="auto",
+    default="builtin",
     show_default=True,
-    help="How --format svg lays the diagram out, as `blueprint docs --diagram` does.",
+    help="How --format svg lays the diagram out, as for `blueprint docs --diagram`.",
 )
 @click.option(
     "-o",

@@ -43,6 +43,9 @@ def show_settings(path: str, overrides: Overrides) -> str:
         else:
             shown = _table(value) if KEYS[name].kind == "per-file" else _toml(value)
         lines.append(f"{name} = {shown}  # {source}" if value is not None else f"# {name} is not set ({source})")
+    dropped = config.ignores_for(path) if config is not None and not os.path.isdir(path) else ()
+    if dropped:
+        lines.append(f"# per-file-ignores drop {_toml(dropped)} in this file")
     if overrides.exclude:
         lines.append(f"# --exclude adds {_toml(overrides.exclude)} (relative to the working directory)")
     if left_out is not None:

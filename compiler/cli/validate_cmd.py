@@ -81,6 +81,7 @@ def command(**options: Any) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
     Settings come from the nearest blueprint.toml, .blueprint.toml or pyproject.toml
-    [tool.blueprint] above each file; flags replace the keys they name.
+    [tool.blueprint] above each file, or from --config FILE; flags replace the keys they
+    name. '-' reads standard input (with --fix: the fixed blueprint goes to stdout).
     """
     sys.exit(run_validate(**options))

@@ -5,7 +5,8 @@ Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, 
 --deny-warnings; never with --exit-zero), 2 when a path is missing, a file cannot be read, the configuration is
 invalid or no blueprint was found. An unreadable file is reported on stderr and the other
 files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
-`--stdin-filename` names it in the report and for the settings lookup.
+`--stdin-filename` names it in the report and for the settings lookup. With `--fix`, the fixed
+blueprint goes to stdout and the report of what remains to stderr, as ruff does.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .common import (
     use_color,
     with_installation,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, OutputError, echo, echo_problem, emit
 from .files import FileLoop
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def _validate(
     finder = ConfigFinder(explicit=overrides.config_file)
     read: Callable[[str], bytes] = read_blueprint
     if stdin:
-        files, read = _stdin_input(paths, stdin_filename, fix or diff)
+        files, read = _stdin_input(paths, stdin_filename)
     else:
         if stdin_filename is not None:
             raise CliError("--stdin-filename names standard input: pass '-' as the only path")
@@ -162,15 +163,21 @@ def _validate(
         files = find_blueprints(paths, overrides, finder)
 
     settings = settings_per_file(files, overrides, finder)
-    if diff:
+    if stdin and (fix or diff):
+        fixed = _fix_stdin(files[0], read(files[0]), settings[files[0]], diff)
+        if diff:
+            return EXIT_FINDINGS if fixed.changed else EXIT_OK
+        read = lambda _path: fixed.data  # noqa: E731 (standard input is read once)
+    elif diff:
         return _diff(files, settings)
-    unwritten = _fix(files, settings, show_fixes) if fix else False
+    unwritten = _fix(files, settings, show_fixes) if fix and not stdin else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
     fixes = fixes_of(run.results, settings) if spec.shows_fixes else {}
+    to_stderr = stdin and fix  # stdout holds the fixed blueprint
     options = ReportOptions(
-        color=spec.human and use_color(color),
+        color=spec.human and use_color(color, sys.stderr if to_stderr else None),
         statistics=statistics,
         quiet=quiet,
         fixes=fixes,
@@ -178,25 +185,49 @@ def _validate(
         rule_docs_url=rule_docs_url(finder),
         show_fixes=show_fixes and not fix,
     )
-    emit(get_reporter(output_format)(run.results, options), color=options.color)
+    text = get_reporter(output_format)(run.results, options)
+    if to_stderr:
+        echo(text, nl=False, err=True, color=options.color)
+    else:
+        emit(text, color=options.color)
     if run.unchecked or unwritten:
         return EXIT_ERROR
     return EXIT_FINDINGS if run.failing else EXIT_OK
 
 
-def _stdin_input(
-    paths: tuple[str, ...], name: str | None, fixing: bool
-) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
+def _stdin_input(paths: tuple[str, ...], name: str | None) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
     """The one-file input of `validate -`: its reported name and a reader of standard input."""
     if paths not in ((), (STDIN,)):
         raise CliError("'-' reads standard input and cannot be combined with other paths")
-    if fixing:
-        raise CliError("--fix and --diff rewrite files; they cannot work on standard input")
     if name == "":
         raise CliError("--stdin-filename must not be empty")
 
     # One byte past the limit is enough for the `file-too-large` diagnostic.
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
+
+
+def _fix_stdin(name: str, data: bytes, settings: Settings, diff: bool) -> "FixOutcome":
+    """`validate - --fix`, as ruff does it: the fixed blueprint (the input itself when nothing
+    was fixed) on stdout; the caller reports what remains on stderr. With `diff`, the fixes
+    as a unified diff on stdout instead."""
+    from ..fix import fix_bytes
+    from ..fix.files import unified_diff
+
+    outcome = fix_bytes(name, data, settings)
+    if outcome.problem is not None and outcome.problem.startswith("a fix"):
+        echo_problem(f"error: '{name}': {outcome.problem}")
+    if diff:
+        emit(unified_diff(outcome))
+        echo(f"{len(outcome.fixed)} fixable finding(s){_hidden(outcome.hidden)}", err=True)
+        return outcome
+    try:
+        sys.stdout.buffer.write(outcome.data)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc
+    if outcome.fixed:
+        echo(f"fixed {len(outcome.fixed)} finding(s){_hidden(outcome.hidden)}", err=True)
+    return outcome
 
 
 def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:

@@ -3,12 +3,12 @@ of the pages.
 
 `page_data(blueprint)` gathers what a reader needs (summary, stages, edges with their
 conditions, gates and stuck thresholds, the resolved nudges, budgets, regions, the diagram)
-as plain values; the jinja2 templates `blueprint.md.j2` and `blueprint.html.j2` only lay
-them out. Every user string is escaped where it lands: HTML is autoescaped, Markdown goes
-through the `md` filter, the diagrams escape their own labels. The HTML page fetches
-nothing: its diagram is an inline SVG (Graphviz's when `dot` is installed, else our own
-layout) and its style is inline. The diagram fits the page's width; a control written in
-CSS alone (the page runs no script) shows it at full size, to scroll around in.
+as plain values, with what `check` found about the runs (`run_facts`); the jinja2
+templates `blueprint.md.j2` and `blueprint.html.j2` only lay them out. Every user string is
+escaped where it lands: HTML is autoescaped, Markdown goes through the `md` filter, the
+diagrams escape their own labels. The HTML page fetches nothing: its diagram is an inline
+SVG (our own layout, or Graphviz's when asked for) and its style is inline. Zoom levels and
+the choice of a traced run to draw are written in CSS alone: the page runs no script.
 """
 
 from __future__ import annotations
@@ -97,6 +97,8 @@ class Page:
     #: chart of its ceilings (an inline SVG, "" without ceilings).
     runs: "RunFacts | None" = None
     chart: str = ""
+    #: The diagram's natural width in CSS pixels (the page's zoom levels scale it).
+    svg_width: float = 0.0
 
 
 @record
@@ -113,7 +115,7 @@ class IndexEntry:
 def page_data(
     blueprint: "Blueprint",
     source: str | None = None,
-    engine: Engine = "auto",
+    engine: Engine = "builtin",
     analysis: "Analysis | None" = None,
     *,
     explore: bool = True,
@@ -127,7 +129,7 @@ def page_data(
     picture = drawing(graph, blueprint.name)
     if analysis is None and explore:
         analysis = explore_runs(blueprint)
-    svg, used = page_svg(blueprint, engine, picture, analysis)
+    svg, used = page_svg(blueprint, engine, analysis)
     runs = run_facts_of(analysis, picture)
     flags = {node.name: node for node in picture.nodes if node.kind == "stage"}
     return Page(
@@ -145,7 +147,16 @@ def page_data(
         edge_count=len(list(graph.edges)),
         runs=runs,
         chart=ceilings_chart(runs) if runs is not None else "",
+        svg_width=natural_width(svg),
     )
+
+
+def natural_width(svg: str) -> float:
+    """The `width` of an SVG's root element in CSS pixels (Graphviz writes points)."""
+    found = re.search(r'<svg[^>]*?\swidth="([\d.]+)(pt|px)?"', svg)
+    if found is None:
+        return 0.0
+    return float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
 
 
 def _stage_row(blueprint: "Blueprint", graph: "StageGraph", stage: "Stage", node: "Node") -> StageRow:

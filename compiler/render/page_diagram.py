@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 Engine = Literal["auto", "graphviz", "builtin"]
 ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
+#: Hints in the built-in diagram are cut after this many characters (its rows wrap them).
+SVG_HINT_WIDTH = 160
 #: Seconds Graphviz may take before the built-in layout is used instead.
 GRAPHVIZ_TIMEOUT = 20
 
@@ -37,25 +39,19 @@ def run_facts_of(analysis: "Analysis | None", picture: Drawing) -> "RunFacts | N
     return run_facts(analysis, picture) if analysis is not None else None
 
 
-def page_svg(
-    blueprint: "Blueprint",
-    engine: Engine = "auto",
-    picture: Drawing | None = None,
-    analysis: "Analysis | None" = None,
-) -> tuple[str, str]:
+def page_svg(blueprint: "Blueprint", engine: Engine = "builtin", analysis: "Analysis | None" = None) -> tuple[str, str]:
     """(the page's diagram, the layout used): what `blueprint graph --format svg` prints too,
-    so the two are the same bytes. `picture` is the blueprint's drawing when already made;
-    `analysis` puts each stage's worst case on it (the built-in layout)."""
-    if picture is None:
-        from ..graph import StageGraph
+    so the two are the same bytes. `analysis` puts each stage's worst case on it (the
+    built-in layout). Hints are shortened later than in Mermaid: the rows wrap them."""
+    from ..graph import StageGraph
 
-        picture = drawing(StageGraph.from_blueprint(blueprint), blueprint.name)
+    picture = drawing(StageGraph.from_blueprint(blueprint), blueprint.name, SVG_HINT_WIDTH)
     return diagram_svg(picture, engine, run_facts_of(analysis, picture))
 
 
-def diagram_svg(picture: Drawing, engine: Engine = "auto", facts: "RunFacts | None" = None) -> tuple[str, str]:
-    """(inline SVG, "graphviz" | "builtin"): Graphviz's layout when asked for or available,
-    else ours (with `facts`, the heat scale on its stages). Graphviz failing (or missing
+def diagram_svg(picture: Drawing, engine: Engine = "builtin", facts: "RunFacts | None" = None) -> tuple[str, str]:
+    """(inline SVG, "graphviz" | "builtin"): ours by default; Graphviz's when asked for
+    ("auto": when it is installed), else ours (with `facts`, the heat scale on its stages). Graphviz failing (or missing
     when asked for) falls back to ours."""
     if engine != "builtin" and shutil.which("dot"):
         svg = graphviz_svg(to_dot(picture))
