@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import compiler.pipeline  # noqa: F401 (registers every rule: `load_config` checks rule names against them)
 from compiler.cli.app import cli
 from compiler.config import KEYS, ConfigError, ConfigFinder, FileConfig, load_config
 
