@@ -17,6 +17,7 @@ import pytest
 
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import page_data, render_html
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 _spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
@@ -166,12 +167,9 @@ def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: 
 
 @needs_chromium
 def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", ROOT / "blueprints", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     index = browser.dump_dom(out / "index.html")
     links = sorted(set(re.findall(r'href="([^"]+\.html)"', index)))
