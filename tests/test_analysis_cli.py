@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, SARIF_SCHEMA, requires_shared
 
 CASES = Path(__file__).parent / "check_cases"
@@ -17,7 +17,7 @@ BROKEN = '[agent]\nname = "b"\n[stages.a.transitions.nowhere]\n'
 
 
 def check(*args: str) -> Result:
-    return CliRunner().invoke(cli, ["check", *map(str, args)])
+    return invoke_cli("check", *args)
 
 
 def test_a_clean_blueprint_passes_and_prints_its_ceiling():
@@ -50,7 +50,7 @@ def test_usage_and_io_errors_exit_2(tmp_path):
 
 def test_the_heuristic_lint_is_replaced_by_the_exact_answer(tmp_path):
     source = CASES / "run-can-strand" / "ok-budgets-never-meet.leviath"
-    validated = CliRunner().invoke(cli, ["validate", str(source)])
+    validated = invoke_cli("validate", source)
     assert "dead-end-possible" in validated.output
     assert "dead-end-possible" not in check(source).output
 
@@ -74,7 +74,7 @@ def test_json_extends_the_report_schema_and_its_trace_replays_with_blueprint_run
     assert sum(step["events"] for step in trace["steps"]) == len(trace["events"])
     events = tmp_path / "trace.ndjson"
     events.write_text("".join(json.dumps(e) + "\n" for e in trace["events"]), encoding="utf-8")
-    replayed = CliRunner().invoke(cli, ["run", str(STRAND), "--events", str(events)])
+    replayed = invoke_cli("run", STRAND, "--events", events)
     assert replayed.exit_code == 1 and "dead-ended" in replayed.output
 
 
@@ -112,7 +112,7 @@ def test_a_state_limit_makes_the_analysis_say_it_is_incomplete():
 
 
 def test_the_command_is_listed():
-    assert "check" in CliRunner().invoke(cli, ["--help"]).output
+    assert "check" in invoke_cli("--help").output
 
 
 def test_directories_are_checked_file_by_file(tmp_path):
@@ -141,5 +141,5 @@ def test_the_default_iteration_cap_bounds_the_ceiling_and_can_be_set(tmp_path):
     assert "and 7 inferences" in check("--default-max-iterations", "7", source).output
     unbounded = check("--default-max-iterations", "0", source).output
     assert "a visit of 'work' can go on for ever (no max_iterations, and default-max-iterations is 0)" in unbounded
-    validated = CliRunner().invoke(cli, ["validate", "--default-max-iterations", "0", str(source)])
+    validated = invoke_cli("validate", "--default-max-iterations", "0", source)
     assert "default-max-iterations is 0, so nothing bounds" in validated.output

@@ -13,9 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import (
     md,
@@ -27,6 +25,7 @@ from compiler.render.blueprint_docs import (
 )
 from compiler.render.findings_page import findings_page
 from compiler.render.page_names import file_stem, page_stems, path_stem
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
@@ -331,7 +330,7 @@ OK = '[agent]\nname = "{name}"\n[stages.only]\nmode = "output"\n[stages.only.tra
 
 
 def test_docs_prints_markdown_without_output_dir(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints" / "gates.leviath")])
+    result = invoke_cli("docs", ROOT / "blueprints" / "gates.leviath")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("# gated-implementer\n")
     assert "```mermaid\nflowchart TD" in result.stdout
@@ -344,7 +343,7 @@ def test_docs_writes_only_into_the_directory_with_pages_named_by_path(tmp_path: 
     write(tmp_path / "in" / "three.leviath", OK.format(name="../../escape"))
     out = tmp_path / "out" / "docs"
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", tmp_path / "in", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     created = sorted(set(after) - set(before))
@@ -369,7 +368,7 @@ def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep me", encoding="utf-8")
     (out / "a.md").symlink_to(target)
-    result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out)])
+    result = invoke_cli("docs", source, "-o", out)
     assert result.exit_code == 2
     assert "symbolic link" in result.output
     assert target.read_text(encoding="utf-8") == "keep me"
@@ -379,7 +378,7 @@ def test_a_blueprint_with_errors_gets_a_page_of_its_findings_and_exits_1(tmp_pat
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
     bad = write(tmp_path / "bad.leviath", '[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n')
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["docs", str(good), str(bad), "-o", str(out)])
+    result = invoke_cli("docs", good, bad, "-o", out)
     assert result.exit_code == 1
     assert "error[unknown-stage]" in result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
@@ -409,7 +408,7 @@ def test_a_blueprint_with_errors_gets_a_page_of_its_findings_and_exits_1(tmp_pat
 
 def test_a_file_that_does_not_parse_gets_a_page_named_after_its_source(tmp_path: Path) -> None:
     write(tmp_path / "in" / "broken" / "agent.leviath", "[agent\nname = 1\n")
-    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in")])
+    result = invoke_cli("docs", str(tmp_path / "in"))
     assert result.exit_code == 1
     assert result.stdout.startswith("# broken/agent.leviath (has errors)\n")
     assert "| error | `toml-syntax` | 1:1 |" in result.stdout
@@ -428,12 +427,12 @@ def test_the_findings_page_escapes_what_the_file_says(tmp_path: Path) -> None:
 
 
 def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path / "missing.leviath")]).exit_code == 2
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path)]).exit_code == 2  # no blueprint found
-    assert CliRunner().invoke(cli, ["docs"]).exit_code == 2
+    assert invoke_cli("docs", tmp_path / "missing.leviath").exit_code == 2
+    assert invoke_cli("docs", tmp_path).exit_code == 2  # no blueprint found
+    assert invoke_cli("docs").exit_code == 2
     blocker = write(tmp_path / "file", "x")
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
-    assert CliRunner().invoke(cli, ["docs", str(good), "-o", str(blocker / "sub")]).exit_code == 2
+    assert invoke_cli("docs", good, "-o", blocker / "sub").exit_code == 2
 
 
 def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Path) -> None:
@@ -443,7 +442,7 @@ def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Pa
     )
     write(tmp_path / "in" / "index.leviath", OK.format(name="index"))
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", tmp_path / "in", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     index = (out / "index.md").read_text(encoding="utf-8").splitlines()
     assert "| [alpha](alpha.md) | First \\| agent | 1 | 0 | `alpha/agent.leviath` |" in index
@@ -458,7 +457,7 @@ def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, mo
 
     source = write(tmp_path / "repo" / "agents" / "coder" / "agent.leviath", OK.format(name="coder"))
     out = tmp_path / "site"
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path / "repo" / "agents"), "-o", str(out)]).exit_code == 0
+    assert invoke_cli("docs", tmp_path / "repo" / "agents", "-o", out).exit_code == 0
     page = (out / "coder.md").read_text(encoding="utf-8")
     assert "| source | `coder/agent.leviath` |" in page and str(tmp_path) not in page
     assert str(tmp_path) not in (out / "coder.html").read_text(encoding="utf-8")
@@ -478,7 +477,7 @@ def test_agents_that_share_a_name_get_pages_named_by_their_paths(
     for folder in ("agents/coder", "agents/coder-old", "tools/coder"):
         write(tmp_path / "repo" / folder / "agent.leviath", OK.format(name="coder"))
     monkeypatch.chdir(tmp_path / "repo")
-    result = CliRunner().invoke(cli, ["docs", ".", "-o", "site", "--diagram", "builtin"])
+    result = invoke_cli("docs", ".", "-o", "site", "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     pages = sorted(p.name for p in (tmp_path / "repo" / "site").glob("*.html"))
     assert pages == ["agents.coder-old.html", "agents.coder.html", "index.html", "tools.coder.html"]

@@ -17,6 +17,7 @@ import pytest
 
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import page_data, render_html
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 _spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
@@ -166,12 +167,9 @@ def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: 
 
 @needs_chromium
 def test_the_diagram_has_zoom_levels_and_the_index_links_every_page(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", ROOT / "blueprints", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     index = browser.dump_dom(out / "index.html")
     links = sorted(set(re.findall(r'href="([^"]+\.html)"', index)))
@@ -184,15 +182,12 @@ def test_the_diagram_has_zoom_levels_and_the_index_links_every_page(tmp_path: Pa
 
 @needs_chromium
 def test_a_blueprint_with_errors_has_a_page_of_findings_in_the_browser(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     source = tmp_path / "in" / "bad.leviath"
     source.parent.mkdir()
     source.write_text('[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n', encoding="utf-8")
     out = tmp_path / "site"
-    assert CliRunner().invoke(cli, ["docs", str(source.parent), "-o", str(out)]).exit_code == 1
+    assert invoke_cli("docs", str(source.parent), "-o", str(out)).exit_code == 1
     page = browser.dump_dom(out / "bad.html")
     rows = re.findall(r'<tr class="finding (\w+)">(.*?)</tr>', page)
     assert [severity for severity, _ in rows] == ["error", "error", "warning", "warning", "warning"]

@@ -9,14 +9,13 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compiler.check import check_file
-from compiler.cli.app import cli
 from compiler.graph import StageGraph
 from compiler.render.blueprint_docs import page_data, render_html, render_markdown
 from compiler.render.diagram import drawing
 from compiler.render.run_facts import HEAT, UNBOUNDED_HEAT, run_facts
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "check_cases"
@@ -117,7 +116,7 @@ def test_docs_explores_each_blueprint_once(tmp_path: Path, monkeypatch: pytest.M
         return real(blueprint, **kwargs)
 
     monkeypatch.setattr(core, "analyze", counting)
-    result = CliRunner().invoke(cli, ["docs", str(STRAND), "-o", str(tmp_path / "site"), "--diagram", "builtin"])
+    result = invoke_cli("docs", str(STRAND), "-o", str(tmp_path / "site"), "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     assert calls == ["review-loop"]
     (html,) = [p for p in (tmp_path / "site").glob("*.html") if p.name != "index.html"]

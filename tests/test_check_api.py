@@ -9,12 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import compiler
 import compiler.analysis.core
 import compiler.pipeline
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 CASES = Path(__file__).parent / "check_cases"
 STRAND = CASES / "run-can-strand" / "review-loop.leviath"
@@ -27,17 +26,13 @@ def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def run(*args: object) -> Result:
-    return CliRunner().invoke(cli, [str(arg) for arg in args])
-
-
 def codes(result: compiler.CheckResult) -> list[str]:
     return [d.code for d in result.result.diagnostics]
 
 
 def test_check_file_finds_what_blueprint_check_reports() -> None:
     checked = compiler.check_file(STRAND)
-    report = json.loads(run("check", "--format", "json", STRAND).output)
+    report = json.loads(invoke_cli("check", "--format", "json", STRAND).output)
     assert codes(checked) == [d["code"] for d in report["files"][0]["diagnostics"]]
     assert "run-can-strand" in codes(checked)
     assert checked.analysis is not None and checked.analysis.complete
@@ -120,12 +115,12 @@ def _two_files(tmp_path: Path) -> tuple[Path, Path]:
 def test_check_goes_on_after_a_file_whose_exploration_crashes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _two_files(tmp_path)
     _explore_crashes_on(monkeypatch, "crashing")
-    report = json.loads(run("check", "--format", "json", tmp_path).output)
+    report = json.loads(invoke_cli("check", "--format", "json", tmp_path).output)
     by_path = {Path(entry["path"]).name: entry for entry in report["files"]}
     found = [d["code"] for d in by_path["crashing.leviath"]["diagnostics"]]
     assert "internal-error" in found and "run-can-strand" not in found
     assert by_path["clean.leviath"]["analysis"] is not None
-    result = run("check", tmp_path)
+    result = invoke_cli("check", tmp_path)
     assert result.exit_code == 1  # an internal-error is an error, as when a `validate` check crashes
     assert "every run ends within" in result.output  # the other file was still explored
 
@@ -143,7 +138,7 @@ def test_a_crash_outside_the_checks_skips_only_that_file(
         return inner(path, *args)
 
     monkeypatch.setattr(compiler.pipeline, "_validate", validate)
-    result = run(command, tmp_path)
+    result = invoke_cli(command, tmp_path)
     assert result.exit_code == 2, result.output
     assert f"internal error while checking '{crashing}': RuntimeError: pipeline bug" in result.output
     assert "Checked 1 file" in result.output

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 #: A TOML syntax error: one `toml-syntax` error whatever else the rules check.
 BROKEN = '[agent]\nname = "unterminated\n'
 
 
 def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+    return invoke_cli(*args)
 
 
 @pytest.fixture

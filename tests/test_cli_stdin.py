@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from compiler.cli.app import cli
 from compiler.parse.source import MAX_FILE_BYTES
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, run_with_stdin_closed
 
 BROKEN = '[agent]\nname = "unterminated\n'
@@ -20,7 +20,7 @@ EXAMPLE = sorted((ROOT / "blueprints").glob("*.leviath"))[0]
 
 
 def validate(*args: str, stdin: bytes | str = b"") -> Result:
-    return CliRunner().invoke(cli, ["validate", *args], input=stdin)
+    return invoke_cli("validate", *args, input=stdin)
 
 
 def test_findings_are_reported_under_stdin_with_positions() -> None:
@@ -31,7 +31,7 @@ def test_findings_are_reported_under_stdin_with_positions() -> None:
 
 
 def test_a_clean_blueprint_on_stdin_gives_the_same_report_as_the_file() -> None:
-    from_file = CliRunner().invoke(cli, ["validate", "--format", "json", str(EXAMPLE)])
+    from_file = invoke_cli("validate", "--format", "json", EXAMPLE)
     from_stdin = validate("-", "--stdin-filename", str(EXAMPLE), "--format", "json", stdin=EXAMPLE.read_bytes())
     assert from_stdin.exit_code == from_file.exit_code == 0
     assert from_stdin.stdout == from_file.stdout

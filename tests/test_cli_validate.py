@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 #: No errors; one warning (`unused-suppression`: the comment names no rule).
@@ -32,7 +32,7 @@ BROKEN = '[agent]\nname = "unterminated\n'
 
 
 def validate(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(cli, ["validate", *args], env=env)
+    return invoke_cli("validate", *args, env=env)
 
 
 def write(path: Path, text: str) -> Path:

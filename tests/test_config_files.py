@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
+import compiler.pipeline  # noqa: F401 (registers every rule: `load_config` checks rule names against them)
 from compiler.config import KEYS, ConfigError, ConfigFinder, FileConfig, load_config
+from tests.conftest import invoke_cli
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
 
@@ -76,12 +76,12 @@ def test_the_nearest_folder_with_a_configuration_wins_and_nothing_is_merged(tmp_
 def test_the_cli_reads_a_blueprint_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "agents" / "a.leviath", AGENT + "[stages.s.bogus]\n")
     monkeypatch.chdir(tmp_path)
-    assert CliRunner().invoke(cli, ["validate"]).exit_code == 1
+    assert invoke_cli("validate").exit_code == 1
     write(tmp_path / "blueprint.toml", 'ignore = ["schema"]\n')
-    result = CliRunner().invoke(cli, ["validate"])
+    result = invoke_cli("validate")
     assert result.exit_code == 0, result.output
     write(tmp_path / "blueprint.toml", 'ignore = ["shcema"]\n')
-    result = CliRunner().invoke(cli, ["validate"])
+    result = invoke_cli("validate")
     assert result.exit_code == 2
     assert "blueprint.toml:1:10: ignore: unknown rule or family 'shcema' (did you mean 'schema'?)" in result.stderr
 
@@ -90,7 +90,7 @@ def test_show_settings_names_the_source_of_every_key(tmp_path: Path, monkeypatch
     write(tmp_path / "blueprint.toml", 'ignore = ["lint"]\nextend-exclude = ["/agents/old/"]\n')
     target = write(tmp_path / "agents" / "old" / "agent.leviath", AGENT)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["validate", "--show-settings", "--deny-warnings", "agents/old/agent.leviath"])
+    result = invoke_cli("validate", "--show-settings", "--deny-warnings", "agents/old/agent.leviath")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:2] == ["# Settings for agents/old/agent.leviath", "# Configuration: blueprint.toml"]
@@ -116,7 +116,7 @@ def test_show_settings_without_configuration_and_with_a_wrong_use(
 ) -> None:
     write(tmp_path / "a.leviath", AGENT)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["validate", "--show-settings", "a.leviath"])
+    result = invoke_cli("validate", "--show-settings", "a.leviath")
     assert "# Configuration: none found; the defaults apply" in result.stdout
-    assert CliRunner().invoke(cli, ["validate", "--show-settings"]).exit_code == 2
-    assert CliRunner().invoke(cli, ["validate", "--show-settings", "a.leviath", "a.leviath"]).exit_code == 2
+    assert invoke_cli("validate", "--show-settings").exit_code == 2
+    assert invoke_cli("validate", "--show-settings", "a.leviath", "a.leviath").exit_code == 2

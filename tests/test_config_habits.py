@@ -6,16 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 #: One warning (`unused-suppression`: the comment names no rule) and nothing else that fails.
 WARNING_ONLY = '[agent]\nname = "w"  # blueprint: ignore[no-such-rule]\n'
 
 
 def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+    return invoke_cli(*args)
 
 
 def write(path: Path, text: str) -> Path:
@@ -147,8 +147,8 @@ def test_per_file_ignores_in_a_pyproject_table_with_glob_patterns(project: Path)
 def test_per_file_ignores_apply_to_standard_input_under_its_name(project: Path) -> None:
     write(project / "blueprint.toml", 'per-file-ignores = { "tests/" = ["meta"] }\n')
     args = ["validate", "-", "--stdin-filename"]
-    kept = CliRunner().invoke(cli, [*args, "agents/x.leviath"], input=WARNING_ONLY)
-    dropped = CliRunner().invoke(cli, [*args, "tests/x.leviath"], input=WARNING_ONLY)
+    kept = invoke_cli(*args, "agents/x.leviath", input=WARNING_ONLY)
+    dropped = invoke_cli(*args, "tests/x.leviath", input=WARNING_ONLY)
     assert "unused-suppression" in kept.stdout and "unused-suppression" not in dropped.stdout
 
 

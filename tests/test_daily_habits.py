@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from tests.action_runner import run_action
+from tests.conftest import invoke_cli
 from tests.test_action import runner_temp, tools
 from tests.watching import Watch
 
@@ -42,7 +41,7 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.chdir(repo)
 
     # 1. Start an agent from a template.
-    made = CliRunner().invoke(cli, ["new", "agents/writer", "--template", "review-loop"])
+    made = invoke_cli("new", "agents/writer", "--template", "review-loop")
     assert made.exit_code == 0, made.output
     blueprint = repo / "agents" / "writer" / "agent.leviath"
 
@@ -65,7 +64,7 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         watch.waiting()
 
         # … fixing them is seen by the watch.
-        fixed = CliRunner().invoke(cli, ["validate", "--fix"])
+        fixed = invoke_cli("validate", "--fix")
         assert fixed.exit_code == 0 and "fixed 2 finding(s) in 1 file(s)" in fixed.stderr
         assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 1 note"
     finally:
@@ -73,7 +72,7 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert 'transform = "compact"' in blueprint.read_text(encoding="utf-8")
 
     # 4. Publish a docs site with an index.
-    site = CliRunner().invoke(cli, ["docs", "agents", "-o", "site"])
+    site = invoke_cli("docs", "agents", "-o", "site")
     assert site.exit_code == 0, site.output
     index = (repo / "site" / "index.md").read_text(encoding="utf-8")
     assert "| [writer](writer.md) | Draft a document, review it, revise until approved, then publish it | 4 |" in index

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
 import compiler
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
@@ -114,7 +113,7 @@ def test_a_reader_that_can_fill_the_region_itself_is_not_reported() -> None:
 def test_json_carries_the_run_that_enters_the_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "flow.leviath").write_text(blueprint(PLAN), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    report = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "flow.leviath"]).output)
+    report = json.loads(invoke_cli("check", "--format", "json", "flow.leviath").output)
     jsonschema.validate(report, json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8")))
     [trace] = report["files"][0]["analysis"]["traces"]
     assert trace["code"] == "region-read-before-written" and trace["outcome"] == "enters" and trace["verified"]

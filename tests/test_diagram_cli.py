@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 GOLDEN = Path(__file__).parent / "diagrams"
@@ -14,7 +12,7 @@ REVIEW = ROOT / "blueprints" / "review-loop.leviath"
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["graph", *args])
+    return invoke_cli("graph", *args)
 
 
 def test_each_format_prints_the_golden_drawing() -> None:
@@ -61,7 +59,7 @@ def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_listed_in_the_help_without_importing_it() -> None:
-    result = CliRunner().invoke(cli, ["--help"])
+    result = invoke_cli("--help")
     assert "graph" in result.output and "docs" in result.output
 
 

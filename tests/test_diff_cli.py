@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import compiler
-from compiler.cli.app import cli
 from compiler.diff.rules import RULES
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "diff_cases"
@@ -32,7 +32,7 @@ requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is no
 
 
 def diff(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, ["diff", *map(str, args)])
+    return invoke_cli("diff", *args)
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ def test_identical_meaning_is_no_change(files: Path) -> None:
 
 
 def test_explain_lists_every_kind_by_class() -> None:
-    result = CliRunner().invoke(cli, ["diff", "--explain"])
+    result = invoke_cli("diff", "--explain")
     assert result.exit_code == 0
     for kind, rule in RULES.items():
         assert f"  {kind}  ({rule.group})" in result.output
@@ -308,7 +308,7 @@ def test_the_pre_commit_hook_entry_fails_a_breaking_commit(repository: Path) -> 
 
 def test_compile_digest_is_one_value_per_meaning(files: Path) -> None:
     def digest(path: Path | str) -> Result:
-        return CliRunner().invoke(cli, ["compile", "--digest", str(path)])
+        return invoke_cli("compile", "--digest", path)
 
     old, new = (digest(CASES / "_unchanged" / f"formatting.{side}.leviath") for side in ("old", "new"))
     assert old.exit_code == new.exit_code == 0

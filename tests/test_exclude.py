@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.app import cli
 from compiler.config import ConfigFinder, Overrides
 from compiler.discover import discover
 from compiler.ignore import PathFilter, check_patterns, compile_patterns
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
@@ -95,10 +94,10 @@ def test_named_files_and_folders_are_never_left_out(tmp_path: Path) -> None:
 def test_no_blueprint_left_says_how_many_were_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     touch(tmp_path, "drafts/a.leviath")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["validate", "--exclude", "drafts/"])
+    result = invoke_cli("validate", "--exclude", "drafts/")
     assert result.exit_code == 2
     assert "1 path(s) left out by exclude patterns or .gitignore" in result.stderr
-    assert CliRunner().invoke(cli, ["validate", "--exclude", "!"]).exit_code == 2
+    assert invoke_cli("validate", "--exclude", "!").exit_code == 2
 
 
 def test_this_checkout_validates_without_its_test_fixtures() -> None:

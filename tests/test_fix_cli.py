@@ -9,9 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 FIXABLE = f'[agent]\nname = "a"\n\n[stages.work]  # one stage\n{MODEL}\nmax_iterations = 3\n'
@@ -21,7 +20,7 @@ NOTE_ONLY = CLEAN.replace('name = "b"', 'name = "c"\n[tool_permissions]\nread_fi
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["validate", *args])
+    return invoke_cli("validate", *args)
 
 
 def tree(tmp_path: Path, **files: str) -> dict[str, Path]:

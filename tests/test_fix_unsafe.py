@@ -7,11 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from compiler.cli.app import cli
 from compiler.fix.suggestions import suggestion_fix, suggestion_fixes_for
 from compiler.pipeline import validate_text
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, requires_shared
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
@@ -28,7 +28,7 @@ EDGE = (
 
 
 def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, ["validate", *args])
+    return invoke_cli("validate", *args)
 
 
 def blueprint(tmp_path: Path, text: str, name: str = "a.leviath") -> Path:
@@ -46,7 +46,7 @@ def test_the_report_marks_unsafe_fixes_apart(tmp_path: Path) -> None:
 
 
 def test_check_marks_them_as_validate_does(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["check", str(blueprint(tmp_path, MISSPELT))])
+    result = invoke_cli("check", str(blueprint(tmp_path, MISSPELT)))
     assert "error[rejected-key] [~] " in result.stdout
     assert result.stdout.splitlines()[-1] == "[~] 1 fixable with `--fix --unsafe-fixes`"
 

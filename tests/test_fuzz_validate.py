@@ -23,14 +23,13 @@ from typing import Any
 
 import pytest
 import tomlkit
-from click.testing import CliRunner
 from hypothesis import HealthCheck, example, find, given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.app import cli
 from compiler.diagnostics import SEVERITIES, Diagnostic, Span
 from compiler.pipeline import FileResult, validate_bytes
 from compiler.rulebook.registry import REGISTRY
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT
 
 SOURCES = sorted((ROOT / "blueprints").glob("*.leviath")) + sorted(CORPUS.glob("*/agent.leviath"))
@@ -208,7 +207,7 @@ def test_validate_survives_arbitrary_bytes(raw: bytes) -> None:
 def test_the_cli_exits_0_1_or_2(tmp_path_factory, raw: bytes) -> None:
     path = tmp_path_factory.mktemp("cli") / "agent.leviath"
     path.write_bytes(raw)
-    result = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    result = invoke_cli("validate", "--format", "json", path)
     assert result.exit_code in (0, 1, 2), result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.config import Settings
+from tests.conftest import invoke_cli
 from tests.helpers import run
 
 
@@ -305,25 +306,21 @@ def test_rule_docs_say_how_to_turn_them_on():
 
 
 def test_the_cli_flag_and_the_pyproject_key(tmp_path):
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     blueprint = tmp_path / "agent.leviath"
     blueprint.write_text('[agent]\nname = "t"\n' + NEEDY, encoding="utf-8")
     (tmp_path / "leviath.toml").write_text(LEVIATH_CONFIG, encoding="utf-8")
-    runner = CliRunner()
-    plain = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    plain = invoke_cli("validate", "--format", "json", blueprint)
     assert "no-reachable-provider" not in plain.output
     config = str(tmp_path / "leviath.toml")
-    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", config, str(blueprint)])
+    flagged = invoke_cli("validate", "--format", "json", "--leviath-config", config, blueprint)
     assert "no-reachable-provider" in flagged.output
     (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nleviath-config = "leviath.toml"\n', encoding="utf-8")
-    keyed = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    keyed = invoke_cli("validate", "--format", "json", blueprint)
     assert "no-reachable-provider" in keyed.output
-    missing = runner.invoke(cli, ["validate", "--leviath-config", str(tmp_path / "absent.toml"), str(blueprint)])
+    missing = invoke_cli("validate", "--leviath-config", tmp_path / "absent.toml", blueprint)
     assert missing.exit_code == 2 and "absent.toml: cannot read" in missing.output
-    not_a_list = runner.invoke(cli, ["validate", "--leviath-models", str(tmp_path / "leviath.toml"), str(blueprint)])
+    not_a_list = invoke_cli("validate", "--leviath-models", tmp_path / "leviath.toml", blueprint)
     assert not_a_list.exit_code == 2 and "lev models list" in not_a_list.output
 
 

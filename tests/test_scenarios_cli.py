@@ -14,9 +14,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 REVIEW = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
@@ -57,7 +56,7 @@ def invoke(*args: str, cwd: Path):
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+        return invoke_cli(*args, catch_exceptions=False)
     finally:
         os.chdir(old)
 
@@ -102,7 +101,7 @@ def test_a_crash_on_one_scenario_file_is_contained(project: Path, monkeypatch: p
 
     monkeypatch.setattr(runner, "run_file", crash_on_copy)
     monkeypatch.delenv("BLUEPRINT_DEBUG", raising=False)
-    result = CliRunner().invoke(cli, ["test", "--format", "json", str(project)], catch_exceptions=False)
+    result = invoke_cli("test", "--format", "json", project, catch_exceptions=False)
     assert result.exit_code == 2
     assert "internal error while checking" in result.stderr and "copy.scenarios.toml" in result.stderr
     assert "RuntimeError: planted" in result.stderr

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
 import compiler
 from compiler.analysis.tokens import worst_case
-from compiler.cli.app import cli
 from compiler.config import ConfigError, Settings, load_config
 from compiler.installation import load_models
 from compiler.prices import ModelPrice
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 MODEL = "anthropic/claude-test"
@@ -83,7 +82,7 @@ def test_without_a_window_there_is_no_bound_and_the_report_says_how_to_get_one(
     assert cost.why.startswith("no context window is known for anthropic/claude-test (stage 'a')")
     (tmp_path / "costs.leviath").write_text(BLUEPRINT, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    text = CliRunner().invoke(cli, ["check", "costs.leviath"]).output
+    text = invoke_cli("check", "costs.leviath").output
     assert text.splitlines()[2].split() == ["stage", "visits", "inferences/visit", "inferences"]  # no token column
     assert "tokens and cost: no ceiling: no context window is known for anthropic/claude-test" in text
     assert "prices table of blueprint.toml" in text
@@ -113,7 +112,7 @@ def test_the_table_and_json_show_tokens_and_dollars(tmp_path: Path, monkeypatch:
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)
-    text = CliRunner().invoke(cli, ["check", "costs.leviath"]).output
+    text = invoke_cli("check", "costs.leviath").output
     rows = [line.split() for line in text.splitlines()[2:6]]
     assert rows == [
         ["stage", "visits", "inferences/visit", "inferences", "tokens", "cost"],
@@ -122,7 +121,7 @@ def test_the_table_and_json_show_tokens_and_dollars(tmp_path: Path, monkeypatch:
         ["total", "2", "5", "195,035", "$0.6451"],
     ]
     assert "tokens: every run carries at most 195,035 tokens (at most 190,035 in, 5,000 out)" in text
-    report = json.loads(CliRunner().invoke(cli, ["check", "--format", "json", "costs.leviath"]).output)
+    report = json.loads(invoke_cli("check", "--format", "json", "costs.leviath").output)
     jsonschema.validate(report, json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8")))
     tokens = report["files"][0]["analysis"]["tokens"]
     assert tokens["tokens"] == 195_035 and tokens["why"] is None
