@@ -144,7 +144,7 @@ def test_the_default_iteration_cap_bounds_the_ceiling_and_can_be_set(tmp_path):
         'model = { models = [{ provider = "anthropic", model = "m" }] }\n'
         "[stages.work.transitions]\n"
     )
-    assert "every run ends within 1 stage visits and 50 inferences" in check(source).output
+    assert "every run ends within 1 stage visit and 50 inferences" in check(source).output
     assert "and 7 inferences" in check("--default-max-iterations", "7", source).output
     unbounded = check("--default-max-iterations", "0", source).output
     assert "a visit of 'work' can go on for ever (no max_iterations, and default-max-iterations is 0)" in unbounded

@@ -66,7 +66,7 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
         # … fixing them is seen by the watch.
         fixed = CliRunner().invoke(cli, ["validate", "--fix"])
-        assert fixed.exit_code == 0 and "fixed 2 finding(s) in 1 file(s)" in fixed.stderr
+        assert fixed.exit_code == 0 and "fixed 2 findings in 1 file" in fixed.stderr
         assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
     finally:
         assert watch.stop() == 130

@@ -177,6 +177,11 @@ def _stdin_input(
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
+def plural(count: int, word: str) -> str:
+    """`1 finding`, `2 findings`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
     """--fix: write the fixes (the report then shows what remains); True when a file could not
     be written."""
@@ -186,7 +191,7 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
     for message in run.problems:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+        echo(f"fixed {plural(run.fixed_count, 'finding')} in {plural(len(run.written), 'file')}", err=True)
     return run.unwritten > 0
 
 
@@ -199,7 +204,7 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
         echo_problem(f"error: {message}")
     changed = run.changed
     emit("".join(unified_diff(outcome) for outcome in changed))
-    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    echo(f"{plural(run.fixable_count, 'fixable finding')} in {plural(len(changed), 'file')}", err=True)
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 
