@@ -48,7 +48,7 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     # 2. Watch it while editing.
     watch = Watch(repo, "validate", "--watch")
     try:
-        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 1 note"
+        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
         watch.waiting()
         text = blueprint.read_text(encoding="utf-8")
         edited = text.replace('transform = "clear"', 'transform = "summarize"').replace(
@@ -59,14 +59,14 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
         # 3. It shows which findings `--fix` can fix …
         report = watch.wait_for("fixable with `--fix`")
-        assert report[-2:] == ["Checked 1 file: 0 errors, 2 warnings, 1 note", "[*] 2 fixable with `--fix`"]
+        assert report[-2:] == ["Checked 1 file: 0 errors, 2 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
         assert sum("] [*] " in line for line in report) == 2
         watch.waiting()
 
         # … fixing them is seen by the watch.
         fixed = invoke_cli("validate", "--fix")
-        assert fixed.exit_code == 0 and "fixed 2 finding(s) in 1 file(s)" in fixed.stderr
-        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 1 note"
+        assert fixed.exit_code == 0 and "fixed 2 findings in 1 file" in fixed.stderr
+        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
     finally:
         assert watch.stop() == 130
     assert 'transform = "compact"' in blueprint.read_text(encoding="utf-8")

@@ -96,6 +96,10 @@ def _token_lines(tokens: "RunCost") -> list[str]:
     return lines
 
 
+def _plural(count: int | None, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:
     first = cells[0].ljust(widths[0])
     rest = "  ".join(cell.rjust(width) for cell, width in zip(cells[1:], widths[1:]))
@@ -107,14 +111,15 @@ def _summary_line(analysis: "Analysis") -> str:
     assert ceilings is not None
     if ceilings.bounded:
         return (
-            f"ceiling: every run ends within {ceilings.visits:,} stage visits and {ceilings.inferences:,} inferences "
+            f"ceiling: every run ends within {_plural(ceilings.visits, 'stage visit')} and "
+            f"{_plural(ceilings.inferences, 'inference')} "
             "(stage replies plus routing answers)"
         )
     parts = []
     if ceilings.visits is None:
         parts.append("stage visits are unbounded: a run can loop for ever (see run-can-loop-forever)")
     else:
-        parts.append(f"every run ends within {ceilings.visits:,} stage visits")
+        parts.append(f"every run ends within {_plural(ceilings.visits, 'stage visit')}")
     if ceilings.endless:
         names = ", ".join(f"'{visible(name)}'" for name in ceilings.endless)
         parts.append(f"inferences are unbounded: a visit of {names} can go on for ever ({_why_endless(analysis)})")

@@ -15,7 +15,7 @@ from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_RE
 
 RUN_CAN_STRAND = ANALYSIS.define(
     "run-can-strand",
-    severity="warning",
+    severity="error",
     summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
     rationale=(
         "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
@@ -26,8 +26,9 @@ RUN_CAN_STRAND = ANALYSIS.define(
         "every run the blueprint allows (every routing answer, error, iteration cap, stuck "
         "interrupt, gate outcome and DONE) and found one that strands; the trace below the "
         "finding is that run, stage visit by stage visit, and replaying its events through the "
-        "stage-runner ends in the same failure. A warning, not an error: the run needs the "
-        "model to route a particular way, but nothing stops it from doing so."
+        "stage-runner ends in the same failure. An error, so `blueprint check` exits 1: the run "
+        "needs the model to route a particular way, but nothing stops it from doing so, and it "
+        "ends with nothing."
     ),
     example=_blueprint(
         declared("draft", "max_revisits = 2"),
@@ -177,7 +178,7 @@ EDGE_NEVER_TAKEN = ANALYSIS.define(
 
 OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
     "output-can-be-skipped",
-    severity="warning",
+    severity="error",
     summary="Some run ends without ever entering the blueprint's output stage.",
     rationale=(
         'A `mode = "output"` stage is where a run hands back its answer. A run that completes '
@@ -189,7 +190,8 @@ OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
         "never calls `fan_out` is let through, after its nudges, to its own transitions, not "
         "to its merge stage (only a `fan_out` call, with an empty `items` list when there is "
         "nothing to hand out, leads there); for such a stage the fix names a normal edge to "
-        "its `merge_stage`, which keeps what the run gathered on the way."
+        "its `merge_stage`, which keeps what the run gathered on the way. An error, so "
+        "`blueprint check` exits 1: the trace is a run the blueprint allows that ends with nothing."
     ),
     example=_blueprint(
         declared("research"),

@@ -218,7 +218,7 @@ def _fix_stdin(name: str, data: bytes, settings: Settings, diff: bool) -> "FixOu
         echo_problem(f"error: '{name}': {outcome.problem}")
     if diff:
         emit(unified_diff(outcome))
-        echo(f"{len(outcome.fixed)} fixable finding(s){_hidden(outcome.hidden)}", err=True)
+        echo(f"{plural(len(outcome.fixed), 'fixable finding')}{_hidden(outcome.hidden)}", err=True)
         return outcome
     try:
         sys.stdout.buffer.write(outcome.data)
@@ -226,8 +226,13 @@ def _fix_stdin(name: str, data: bytes, settings: Settings, diff: bool) -> "FixOu
     except OSError as exc:
         raise OutputError(exc) from exc
     if outcome.fixed:
-        echo(f"fixed {len(outcome.fixed)} finding(s){_hidden(outcome.hidden)}", err=True)
+        echo(f"fixed {plural(len(outcome.fixed), 'finding')}{_hidden(outcome.hidden)}", err=True)
     return outcome
+
+
+def plural(count: int, word: str) -> str:
+    """`1 finding`, `2 findings`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:
@@ -239,7 +244,10 @@ def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool
     for message in run.problems:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s){_hidden(run.hidden_count)}", err=True)
+        echo(
+            f"fixed {plural(run.fixed_count, 'finding')} in {plural(len(run.written), 'file')}{_hidden(run.hidden_count)}",
+            err=True,
+        )
         if show_fixes:
             echo(_fixed_list(run.written), nl=False, err=True)
     return run.unwritten > 0
@@ -278,7 +286,10 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
         echo_problem(f"error: {message}")
     changed = run.changed
     emit("".join(unified_diff(outcome) for outcome in changed))
-    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s){_hidden(run.hidden_count)}", err=True)
+    echo(
+        f"{plural(run.fixable_count, 'fixable finding')} in {plural(len(changed), 'file')}{_hidden(run.hidden_count)}",
+        err=True,
+    )
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 

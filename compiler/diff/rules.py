@@ -84,6 +84,13 @@ RULES: dict[str, ChangeRule] = _rules(
         "other blueprints hand over to (`[[transforms]]`) and fan out to (`worker_agent`) the agent by name",
     ),
     ChangeRule(
+        "run-failure-added",
+        B,
+        _RUNS,
+        "the run analysis finds a new error: a run that strands, or that ends without its output",
+        "a run the model can make now ends with nothing; `blueprint check` fails on it",
+    ),
+    ChangeRule(
         "runs-cannot-complete",
         B,
         _RUNS,
@@ -210,9 +217,8 @@ RULES: dict[str, ChangeRule] = _rules(
         "run-finding-added",
         R,
         _RUNS,
-        "the run analysis finds something new: a run that strands, loops "
-        "for ever or skips the output stage, an edge no run takes",
-        "a run the model can make now ends badly or never ends",
+        "the run analysis finds a new warning: a run that loops for ever, an edge no run takes",
+        "a run the model can make now never ends, or part of the blueprint is dead",
     ),
     ChangeRule("stage-unreachable", R, _RUNS, "no run enters a stage any more", "the stage's work is never done"),
     ChangeRule(

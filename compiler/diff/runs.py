@@ -103,7 +103,8 @@ def run_delta(
     out: list[Pending] = []
     for key, (message, path) in after.findings.items():
         if key not in before.findings:
-            out.append(_pending("run-finding-added", f"{key[0]}: {message}", path, None, path, new=key[0]))
+            kind = "run-failure-added" if _fails(key[0]) else "run-finding-added"
+            out.append(_pending(kind, f"{key[0]}: {message}", path, None, path, new=key[0]))
     for key, (message, path) in before.findings.items():
         if key not in after.findings:
             out.append(
@@ -130,6 +131,14 @@ def run_delta(
         out.append(_pending("runs-can-complete", "some run can complete now (none could before)", (), (), ()))
     both = before.run.complete and after.run.complete
     return out, RunDelta(before.run, after.run, _stage_rows(before, after) if both else (), tuple(notes))
+
+
+def _fails(code: str) -> bool:
+    """A finding `blueprint check` fails on by default (an error: a run that ends with nothing)."""
+    from ..rulebook.registry import REGISTRY
+
+    rule = REGISTRY.get(code)
+    return rule is not None and rule.severity == "error"
 
 
 def _pending(

@@ -59,6 +59,8 @@ class StageRow:
     allow_complete: bool
     entry: bool
     terminal: bool
+    #: The `worker_stage` of a fan-out: a normal end here ends a worker run, not the run.
+    worker: bool
     edges: tuple[EdgeRow, ...]
     nudge: str
     nudge_text: str | None
@@ -162,17 +164,19 @@ def natural_width(svg: str) -> float:
 def _stage_row(blueprint: "Blueprint", graph: "StageGraph", stage: "Stage", node: "Node") -> StageRow:
     nudge = stage.effective_nudge
     layout = blueprint.layout_for(stage)
+    worker = any(edge.kind == "worker" and edge.target == stage.name for edge in graph.edges)
     return StageRow(
         name=stage.name,
         mode=stage.mode,
         description=stage.description,
         models=", ".join(f"{m.provider} / {m.model}" for m in stage.model.entries) or "default",
         tools=stage.available_tools,
-        max_iterations=str(stage.max_iterations) if stage.max_iterations else "no cap",
+        max_iterations=str(stage.max_iterations) if stage.max_iterations else "the default cap",
         max_revisits=str(stage.max_revisits) if stage.max_revisits is not None else "unlimited",
         allow_complete=stage.allow_complete,
         entry=node.entry,
-        terminal=node.terminal,
+        terminal=node.terminal and not worker,
+        worker=worker,
         edges=_edges(graph, stage),
         nudge=(f"on, at most {nudge.max}" + (" (the built-in text)" if nudge.text == DEFAULT_NUDGE_TEXT else ""))
         if nudge.enabled

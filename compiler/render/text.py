@@ -177,14 +177,22 @@ def render_statistics(diagnostics: Iterable[Diagnostic]) -> str:
     return "".join(f"{n:>{width}}  {severity:<7}  {code}\n" for (code, severity), n in rows)
 
 
+_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+def _most_severe(diagnostics: Sequence[Diagnostic]) -> Diagnostic:
+    """The first of the most severe findings: the rule a reader should look up first."""
+    return min(diagnostics, key=lambda d: _RANK.get(d.severity, 3))
+
+
 def render_closing(
     counts: Counts, files: int, diagnostics: Sequence[Diagnostic], options: "ReportOptions", *, hint: bool = True
 ) -> str:
-    """How to read a rule's documentation (with `hint`, when there are findings), the summary
-    line, then how many findings `--fix` can fix, and `--fix --unsafe-fixes` (when any)."""
+    """How to read the most severe finding's rule (with `hint`, when there are findings), the
+    summary line, then how many findings `--fix` can fix, and `--fix --unsafe-fixes` (when any)."""
     lines = []
     if hint and diagnostics:
-        code = diagnostics[0].code
+        code = _most_severe(diagnostics).code
         where = f" or {visible(options.rule_docs_url.replace('{code}', code))}" if options.rule_docs_url else ""
         lines.append(f"A rule's rationale, example and fix: `blueprint rule {code}`{where}")
     lines.append(render_summary(counts, files, color=options.color))

@@ -97,6 +97,9 @@ class ScenarioFile:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: How many `[[scenario]]` tables the file has, readable or not.
     declared: int = 0
+    #: The names of the scenarios left out for a format error ("scenario N" when unnamed):
+    #: `blueprint test` counts each as failed.
+    unreadable: tuple[str, ...] = ()
 
 
 def is_scenario_name(name: str) -> bool:

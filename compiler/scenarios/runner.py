@@ -60,6 +60,8 @@ class FileOutcome:
     problems: tuple[Diagnostic, ...]
     #: The blueprint's own result (its diagnostics when it has errors); None when unread.
     blueprint_result: "FileResult | None" = None
+    #: Selected scenarios that could not be read (a bad step or key): each counts as failed.
+    unread: tuple[str, ...] = ()
 
     @property
     def blueprint(self) -> "Blueprint | None":
@@ -68,7 +70,7 @@ class FileOutcome:
 
     @property
     def failed(self) -> int:
-        return sum(1 for r in self.results if not r.passed)
+        return sum(1 for r in self.results if not r.passed) + len(self.unread)
 
     @property
     def ok(self) -> bool:
@@ -92,9 +94,13 @@ def default_loader(path: str) -> "FileResult":
 
 def selected(scenario: Scenario, pattern: str | None) -> bool:
     """`-k`: a case-insensitive part of the name, or a glob (`*`, `?`, `[…]`) over the whole name."""
+    return name_selected(scenario.name, pattern)
+
+
+def name_selected(name: str, pattern: str | None) -> bool:
     if not pattern:
         return True
-    name, wanted = scenario.name.lower(), pattern.lower()
+    name, wanted = name.lower(), pattern.lower()
     if any(c in wanted for c in "*?["):
         return fnmatch.fnmatchcase(name, wanted)
     return wanted in name
@@ -113,9 +119,10 @@ def run_file(
     iteration cap the runs use)."""
     file = load_scenarios(path, data)
     problems = list(file.diagnostics)
+    unread = tuple(name for name in file.unreadable if name_selected(name, pattern))
     chosen = [s for s in file.scenarios if selected(s, pattern)]
     if not chosen:
-        return FileOutcome(file, (), tuple(problems))
+        return FileOutcome(file, (), tuple(problems), unread=unread)
     blueprint_path = file.blueprint or ""
     try:
         result = loader(blueprint_path)
@@ -127,7 +134,7 @@ def run_file(
                 fix='name the blueprint with blueprint = "…" (relative to this file)',
             )
         )
-        return FileOutcome(file, (), tuple(problems))
+        return FileOutcome(file, (), tuple(problems), unread=unread)
     if not result.ok or result.blueprint is None:
         problems.append(
             _problem(
@@ -136,11 +143,11 @@ def run_file(
                 fix="run blueprint validate on it",
             )
         )
-        return FileOutcome(file, (), tuple(problems), result)
+        return FileOutcome(file, (), tuple(problems), result, unread)
     ir = result.blueprint
     cap = settings_of(blueprint_path).default_max_iterations
     results = tuple(_timed(ir, scenario, os.path.dirname(path), cap) for scenario in chosen)
-    return FileOutcome(file, results, tuple(problems), result)
+    return FileOutcome(file, results, tuple(problems), result, unread)
 
 
 def _problem(file: ScenarioFile, message: str, fix: str) -> Diagnostic:
