@@ -78,7 +78,7 @@ FIXABLE = f'[agent]\nname = "a"\n\n[stages.work]\n{MODEL}\nmax_iteration = 3\n'
 def test_fix_writes_the_fixed_blueprint_to_stdout_and_the_report_to_stderr() -> None:
     result = validate("-", "--fix", "--stdin-filename", "agents/a.leviath", stdin=FIXABLE)
     assert result.stdout == FIXABLE.replace("[stages.work]\n", '[stages.work]\nmode = "autonomous"\n')
-    assert "fixed 1 finding(s) (1 more fixable with --unsafe-fixes)" in result.stderr
+    assert "fixed 1 finding (1 more fixable with --unsafe-fixes)" in result.stderr
     assert "agents/a.leviath:7:1: error[rejected-key] [~] unknown key 'max_iteration'" in result.stderr
     assert result.exit_code == 1  # what remains fails
 
@@ -87,7 +87,7 @@ def test_fix_with_unsafe_fixes_on_stdin_and_nothing_left() -> None:
     result = validate("-", "--fix", "--unsafe-fixes", "-q", stdin=FIXABLE)
     assert result.exit_code == 0, result.output
     assert "max_iterations = 3\n" in result.stdout and 'mode = "autonomous"' in result.stdout
-    assert result.stderr.splitlines() == ["fixed 2 finding(s)", "Checked 1 file: 0 errors, 0 warnings, 0 notes"]
+    assert result.stderr.splitlines() == ["fixed 2 findings", "Checked 1 file: 0 errors, 0 warnings, 0 notes"]
 
 
 def test_fix_on_stdin_passes_unfixable_input_through_unchanged() -> None:
@@ -100,7 +100,7 @@ def test_diff_on_stdin_prints_the_patch_under_its_name() -> None:
     result = validate("-", "--diff", "--stdin-filename", "a.leviath", stdin=FIXABLE)
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/a.leviath\n+++ b/a.leviath\n") and '+mode = "autonomous"\n' in result.stdout
-    assert "1 fixable finding(s) (1 more fixable with --unsafe-fixes)" in result.stderr
+    assert "1 fixable finding (1 more fixable with --unsafe-fixes)" in result.stderr
     clean = validate("-", "--diff", stdin=EXAMPLE.read_bytes())
     assert clean.exit_code == 0 and clean.stdout == ""
 

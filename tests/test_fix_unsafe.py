@@ -55,7 +55,7 @@ def test_plain_fix_never_writes_a_suggestion(tmp_path: Path) -> None:
     path = blueprint(tmp_path, MISSPELT)
     result = invoke(str(path), "--fix")
     assert path.read_text(encoding="utf-8") == SAFE_ONLY
-    assert "fixed 1 finding(s) in 1 file(s) (1 more fixable with --unsafe-fixes)" in result.stderr
+    assert "fixed 1 finding in 1 file (1 more fixable with --unsafe-fixes)" in result.stderr
     assert result.exit_code == 1 and "[~] 1 fixable with `--fix --unsafe-fixes`" in result.stdout
 
 
@@ -63,7 +63,7 @@ def test_unsafe_fixes_writes_the_suggestion_with_the_safe_fixes(tmp_path: Path) 
     path = blueprint(tmp_path, MISSPELT)
     result = invoke(str(path), "--fix", "--unsafe-fixes")
     assert path.read_text(encoding="utf-8") == FIXED  # the comment and every other byte kept
-    assert "fixed 2 finding(s) in 1 file(s)" in result.stderr
+    assert "fixed 2 findings in 1 file" in result.stderr
     assert result.exit_code == 0, result.output
     assert "rejected-key" not in result.stdout and "[~]" not in result.stdout
 
@@ -72,10 +72,10 @@ def test_diff_shows_the_suggestion_only_with_unsafe_fixes(tmp_path: Path) -> Non
     path = blueprint(tmp_path, MISSPELT)
     plain = invoke(str(path), "--diff")
     assert "+max_iterations = 3" not in plain.stdout and "+mode = " in plain.stdout
-    assert "1 fixable finding(s) in 1 file(s) (1 more fixable with --unsafe-fixes)" in plain.stderr
+    assert "1 fixable finding in 1 file (1 more fixable with --unsafe-fixes)" in plain.stderr
     unsafe = invoke(str(path), "--diff", "--unsafe-fixes")
     assert "-max_iteration = 3  # the cap\n+max_iterations = 3  # the cap\n" in unsafe.stdout
-    assert "2 fixable finding(s) in 1 file(s)" in unsafe.stderr and "more fixable" not in unsafe.stderr
+    assert "2 fixable findings in 1 file" in unsafe.stderr and "more fixable" not in unsafe.stderr
     assert path.read_text(encoding="utf-8") == MISSPELT
 
 
@@ -151,6 +151,6 @@ def test_typos_in_the_real_blueprints_are_fixed_back_to_the_original(tmp_path: P
     assert invoke(str(tmp_path), "--fix").exit_code == 1
     assert all(path.read_text(encoding="utf-8") == typos for path, _, typos in copies)
     result = invoke(str(tmp_path), "--fix", "--unsafe-fixes")
-    assert f"fixed {2 * len(copies)} finding(s) in {len(copies)} file(s)" in result.stderr
+    assert f"fixed {2 * len(copies)} findings in {len(copies)} files" in result.stderr
     assert [path.read_bytes() == original for path, original, _ in copies] == [True] * len(copies)
     assert result.exit_code == 0, result.output

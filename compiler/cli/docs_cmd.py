@@ -37,6 +37,7 @@ from .outdir import OutputDirectory
 
 if TYPE_CHECKING:
     from ..check import CheckResult
+    from ..pipeline import FileResult
     from ..render.blueprint_docs import Page
     from ..render.findings_page import FindingsPage
 
@@ -95,7 +96,8 @@ def command(
         checked = check_runs(path)
         result = checked.result
         label = source_label(path, paths)
-        if report_errors(result, color) or result.blueprint is None:
+        report_errors(result, color)
+        if result.blueprint is None or _blocks_the_page(result):
             failing = True
             if all(d.code != NOT_A_BLUEPRINT.code for d in result.diagnostics):
                 pages.append(findings_page(result, label))
@@ -119,6 +121,20 @@ def command(
                 out.write(INDEX_STEM + suffix, text)
                 echo_problem(f"wrote {out.path(INDEX_STEM + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def _blocks_the_page(result: "FileResult") -> bool:
+    """An error of the file itself: it then gets a page of its findings, and `docs` exits 1. A
+    run the analysis proves fails (an error of `check`) does neither: the full page draws that
+    run on the diagram."""
+    from ..rulebook.registry import REGISTRY
+
+    for d in result.diagnostics:
+        if d.severity == "error":
+            rule = REGISTRY.get(d.code)
+            if rule is None or rule.family != "analysis":
+                return True
+    return False
 
 
 def check_runs(path: str) -> "CheckResult":
