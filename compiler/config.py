@@ -31,6 +31,7 @@ from .discover import blueprint_folder, local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
 from .reading import read_limited
+from .suggestions import closest
 
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
@@ -278,10 +279,8 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
 
 
 def _did_you_mean(name: str, known: list[str]) -> str:
-    import difflib  # only for a misspelt key
-
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, known)
+    return f" (did you mean '{close}'?)" if close is not None else ""
 
 
 def _read_bool(value: Any, label: str, base: Path) -> bool:
