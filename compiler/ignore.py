@@ -22,11 +22,14 @@ the command line is never filtered at all (`discover` does not ask).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from .reading import read_capped
 
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides
@@ -290,10 +293,12 @@ def _info_exclude(root: str) -> tuple[PatternSet, ...]:
 
 def _read_patterns(path: str, base: str, cwd: str) -> PatternSet | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = tuple(line.rstrip("\n").rstrip("\r") for line in handle)
-    except OSError:  # absent, a folder, or unreadable: nothing to apply
+        # Bounded, and a regular file only: a FIFO or a link to /dev/zero is skipped at once.
+        data = read_capped(path)
+    except OSError:  # absent, a folder, a special file, too large or unreadable: nothing to apply
         return None
+    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") as handle:
+        lines = tuple(line.rstrip("\n").rstrip("\r") for line in handle)
     shown = os.path.relpath(path, cwd) if _is_below(path, cwd) else path
     patterns = PatternSet(base, shown, lines)
     try:

@@ -198,3 +198,24 @@ def test_checking_patterns_without_pathspec_agrees_with_pathspec(parts: list[str
         assert str(caught.value) == str(exc)
     else:
         check_patterns([line])
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_gitignore_that_is_a_device_or_fifo_is_skipped_at_once(tmp_path: Path, special: str) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath")
+    if special == "fifo":
+        os.mkfifo(tmp_path / ".gitignore")
+    else:
+        (tmp_path / ".gitignore").symlink_to(special)
+    assert found(tmp_path) == ["a/agent.leviath"]
+
+
+def test_a_gitignore_larger_than_the_limit_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import reading
+
+    monkeypatch.setattr(reading.read_capped, "__defaults__", (100,))
+    touch(tmp_path, ".git/", "a/agent.leviath", "b/agent.leviath")
+    (tmp_path / ".gitignore").write_text("/b/\n" + "#" * 200 + "\n", encoding="utf-8")
+    assert found(tmp_path) == ["a/agent.leviath", "b/agent.leviath"]
+    (tmp_path / ".gitignore").write_text("/b/\n", encoding="utf-8")
+    assert found(tmp_path) == ["a/agent.leviath"]

@@ -36,10 +36,11 @@ class ScenarioFailed(Exception):
 
 class ScenarioFile(pytest.File):
     def collect(self):
+        from ..parse.source import read_blueprint
         from .runner import run_file
 
         display = self._display()
-        outcome = run_file(display, self.path.read_bytes())
+        outcome = run_file(display, read_blueprint(self.path))  # bounded; too large is reported
         for result in outcome.results:
             yield ScenarioItem.from_parent(self, name=result.scenario.name, outcome=outcome, result=result)
         if outcome.problems:
