@@ -73,6 +73,9 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
     for line in lines:
         try:
             (pattern,) = GitIgnoreSpec.from_lines([line]).patterns or (None,)
+        except re.error:  # a reversed range such as [z-a]: git accepts it, and it matches nothing
+            compiled.append((line, None, lambda path: False))
+            continue
         except ValueError as exc:
             raise ValueError(f"'{line}' is not a valid pattern: {exc}") from exc
         if pattern is None:  # an empty line

@@ -219,3 +219,13 @@ def test_a_gitignore_larger_than_the_limit_is_skipped(tmp_path: Path, monkeypatc
     assert found(tmp_path) == ["a/agent.leviath", "b/agent.leviath"]
     (tmp_path / ".gitignore").write_text("/b/\n", encoding="utf-8")
     assert found(tmp_path) == ["a/agent.leviath"]
+
+
+def test_a_reversed_character_range_is_accepted_as_git_accepts_it_and_matches_nothing(tmp_path: Path) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath", "z/agent.leviath")
+    (tmp_path / ".gitignore").write_text("[z-a]\n/a/\n", encoding="utf-8")
+    assert found(tmp_path) == ["z/agent.leviath"]
+    assert found(tmp_path, overrides=Overrides(exclude=("[z-a]",))) == ["z/agent.leviath"]
+    check_patterns(["[z-a]"])
+    result = CliRunner().invoke(cli, ["validate", "--exclude", "[z-a]", str(tmp_path / "z")])
+    assert "internal error" not in result.output and result.exit_code in (0, 1)
