@@ -366,3 +366,22 @@ def test_emit_scenarios_refuses_to_rewrite_invalid_utf8(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "byte 3 is not valid UTF-8" in result.output
     assert target.read_bytes() == original
+
+
+def test_the_pytest_plugin_shows_hostile_scenario_names_never_obeys_them(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "tests" / "runtime" / "review-loop.leviath", tmp_path / "r.leviath")
+    hostile = "x\\u001b]0;pwned\\u0007\\u001b[2J\\u0000 y"
+    (tmp_path / "r.scenarios.toml").write_text(
+        f'blueprint = "r.leviath"\n[[scenario]]\nname = "{hostile}"\nscript = [{{ stage = "plan", do = ["text"] }}]\n'
+        '[scenario.expect]\nstatus = "error"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "r.scenarios.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert b"FAILED r.scenarios.toml::x" in done.stdout, done.stdout.decode(errors="replace")
+    assert b"\x1b]" not in done.stdout and b"\x1b[2J" not in done.stdout and b"\x00" not in done.stdout
+    assert "x␛]0;pwned␇␛[2J␀ y".encode() in done.stdout
