@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import compiler.pipeline  # noqa: F401 - the rules, loaded before a configuration names one
 from compiler.cli.app import cli
 from compiler.config import KEYS, ConfigError, ConfigFinder, FileConfig, load_config
 
@@ -155,3 +156,21 @@ def test_a_committed_configuration_naming_a_fifo_stops_validate_with_exit_2(tmp_
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "agent.leviath")])
     assert result.exit_code == 2
     assert "models.fifo: cannot read: not a regular file" in result.output
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "blueprint.toml"])
+def test_a_fifo_named_as_a_configuration_file_is_a_configuration_error(tmp_path: Path, name: str) -> None:
+    import os
+
+    os.mkfifo(tmp_path / name)
+    write(tmp_path / "agent.leviath", '[agent]\nname = "x"\n[stages.a]\nmode = "autonomous"\n')
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "agent.leviath")])
+    assert result.exit_code == 2
+    assert f"{name}: cannot read: not a regular file" in result.output
+
+
+def test_a_device_linked_as_a_configuration_file_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "blueprint.toml").symlink_to("/dev/zero")
+    write(tmp_path / "agent.leviath", '[agent]\nname = "x"\n[stages.a]\nmode = "autonomous"\n')
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "agent.leviath")])
+    assert result.exit_code == 2 and "blueprint.toml: cannot read: not a regular file" in result.output
