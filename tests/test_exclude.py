@@ -229,3 +229,15 @@ def test_a_reversed_character_range_is_accepted_as_git_accepts_it_and_matches_no
     check_patterns(["[z-a]"])
     result = CliRunner().invoke(cli, ["validate", "--exclude", "[z-a]", str(tmp_path / "z")])
     assert "internal error" not in result.output and result.exit_code in (0, 1)
+
+
+def test_a_gitignore_not_applied_is_said_on_stderr(tmp_path: Path) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath")
+    (tmp_path / ".gitignore").symlink_to("/dev/zero")
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(cli, ["validate", "."])
+    finally:
+        os.chdir(old)
+    assert "warning: .gitignore is not applied: not a regular file" in result.stderr
