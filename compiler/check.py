@@ -51,8 +51,13 @@ def check_bytes(
     """Validate one file and, when that finds no error, explore its runs (the analysis family).
 
     `max_states` caps the run states explored (default 200,000); what was found is still
-    reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
+    reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does,
+    and `ValueError` for a `max_states` below 1.
     """
+    if max_states is not None and (not isinstance(max_states, int) or isinstance(max_states, bool)):
+        raise TypeError(f"max_states must be an int or None, not {type(max_states).__name__}")
+    if max_states is not None and max_states < 1:
+        raise ValueError(f"max_states must be at least 1, not {max_states}")
     validation = validate_unfinished(path, data, settings)
     validated = validation.finish()
     ctx = validation.ctx
@@ -83,7 +88,8 @@ def check_text(
     """`check_bytes` on a blueprint held as text (the text first, as in `validate_text`)."""
     if not isinstance(text, str):
         raise TypeError(f"check_text takes the text as a str, not {type(text).__name__} (bytes: check_bytes)")
-    return check_bytes(path, text.encode("utf-8"), settings, max_states=max_states)
+    # A lone surrogate is kept as bytes no UTF-8 reader accepts: an invalid-encoding finding.
+    return check_bytes(path, text.encode("utf-8", "surrogatepass"), settings, max_states=max_states)
 
 
 def check_file(

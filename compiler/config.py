@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -414,9 +415,11 @@ class ConfigFinder:
 
 
 def _is_file(path: Path) -> bool:
+    """Whether `path` is there to be read as configuration: anything but a folder, so a FIFO
+    or a device is refused by `load_config` (a configuration error), not passed over."""
     try:
-        return path.is_file()
-    except OSError:  # a directory we may not look into holds no configuration we can use
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):  # absent, or in a directory we may not look into
         return False
 
 

@@ -41,10 +41,10 @@ def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
 
 
 def did_you_mean(name: str, known: list[str]) -> str:
-    import difflib  # only for a misspelt key
+    from .suggestions import closest  # bounded, whatever the length of the name
 
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, known)
+    return f" (did you mean '{close}'?)" if close is not None else ""
 
 
 def _read_bool(value: Any, label: str, base: Path) -> bool:

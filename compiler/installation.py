@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from compiler.parse.reader import loads
+from compiler.reading import read_capped
 from compiler.records import record
 
 #: Providers whose catalog Leviath treats as closed: a model it does not list is an error of
@@ -85,8 +86,7 @@ class ModelCatalog:
 @lru_cache(maxsize=16)
 def _read(path: str, stamp: tuple[int, int]) -> str:
     del stamp  # part of the cache key only: a rewritten file is read again
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    return read_capped(path).decode("utf-8")
 
 
 def _text(path: str) -> str:

@@ -120,3 +120,61 @@ def test_show_settings_without_configuration_and_with_a_wrong_use(
     assert "# Configuration: none found; the defaults apply" in result.stdout
     assert invoke_cli("validate", "--show-settings").exit_code == 2
     assert invoke_cli("validate", "--show-settings", "a.leviath", "a.leviath").exit_code == 2
+
+
+# --- Leviath installation files are read bounded ------------------------------------------------------
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo", "folder"])
+def test_a_leviath_file_that_is_a_device_fifo_or_folder_is_refused_at_once(tmp_path: Path, special: str) -> None:
+    import os
+
+    from compiler.installation import InstallationError, load_models
+    from compiler.installation import load_config as load_leviath_config
+
+    if special == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    path = special if special.startswith("/") else str(tmp_path / special)
+    for load in (load_leviath_config, load_models):
+        with pytest.raises(InstallationError, match="cannot read"):
+            load(path)
+
+
+def test_a_leviath_file_larger_than_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import reading
+    from compiler.installation import InstallationError, load_models
+
+    monkeypatch.setattr(reading.read_capped, "__defaults__", (100,))
+    big = write(tmp_path / "models.txt", "x" * 101)
+    with pytest.raises(InstallationError, match="larger than 100 bytes"):
+        load_models(str(big))
+
+
+def test_a_committed_configuration_naming_a_fifo_stops_validate_with_exit_2(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "models.fifo")
+    write(tmp_path / "blueprint.toml", 'leviath-models = "models.fifo"\n')
+    write(tmp_path / "agent.leviath", '[agent]\nname = "x"\n[stages.a]\nmode = "autonomous"\n')
+    result = invoke_cli("validate", tmp_path / "agent.leviath")
+    assert result.exit_code == 2
+    assert "models.fifo: cannot read: not a regular file" in result.output
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "blueprint.toml"])
+def test_a_fifo_named_as_a_configuration_file_is_a_configuration_error(tmp_path: Path, name: str) -> None:
+    import os
+
+    os.mkfifo(tmp_path / name)
+    write(tmp_path / "agent.leviath", '[agent]\nname = "x"\n[stages.a]\nmode = "autonomous"\n')
+    result = invoke_cli("validate", tmp_path / "agent.leviath")
+    assert result.exit_code == 2
+    assert f"{name}: cannot read: not a regular file" in result.output
+
+
+def test_a_device_linked_as_a_configuration_file_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "blueprint.toml").symlink_to("/dev/zero")
+    write(tmp_path / "agent.leviath", '[agent]\nname = "x"\n[stages.a]\nmode = "autonomous"\n')
+    result = invoke_cli("validate", tmp_path / "agent.leviath")
+    assert result.exit_code == 2 and "blueprint.toml: cannot read: not a regular file" in result.output

@@ -72,3 +72,14 @@ def test_list_and_usage_errors(tmp_path: Path) -> None:
 def test_a_name_cannot_inject_toml() -> None:
     with pytest.raises(ValueError):
         render_template("linear", 'x"\n[stages.evil]')
+
+
+def test_a_linked_folder_inside_name_is_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "tools").symlink_to(outside)
+    result = invoke_cli("new", str(tmp_path / "agent"), "--template", "review-loop")
+    assert result.exit_code == 2
+    assert f"'{tmp_path / 'agent' / 'tools'}' is a symbolic link; refusing to write through it" in result.stderr
+    assert list(outside.iterdir()) == [] and not (tmp_path / "agent" / "agent.leviath").exists()

@@ -21,13 +21,14 @@ import click
 from ..check import CheckResult, check_bytes
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
-from ..parse.source import read_blueprint
+from ..reading import read_capped
 from ..render import REPORTERS, ReportOptions, get_reporter
 from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
 from .common import (
     find_blueprints,
     fixes_of,
     human_only,
+    not_utf8,
     rule_docs_url,
     rule_overrides,
     settings_per_file,
@@ -210,11 +211,14 @@ class ScenarioWriter:
         findings = [f for f in findings if f not in long]
         target = emitted_file(self.directory, item.result.path)
         try:
-            existing = read_blueprint(target) if os.path.exists(target) else None
+            existing = read_capped(target) if os.path.exists(target) else None
         except OSError as exc:
             raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
         cap = self.settings[item.result.path].default_max_iterations
-        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+        try:
+            text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+        except UnicodeDecodeError as exc:
+            raise CliError(f"cannot append to '{target}': {not_utf8(exc)}") from exc
         if added:
             self.out.write(os.path.basename(target), text)
             echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")

@@ -53,6 +53,11 @@ def read_stdin(limit: int) -> bytes:
     return stdin_buffer().read(limit)
 
 
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """Why a file that must stay byte for byte is refused: where its invalid UTF-8 starts."""
+    return f"byte {exc.start + 1:,} is not valid UTF-8; the file is left as it is (fix its encoding first)"
+
+
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
     """`("a,b", "c")` → `("a", "b", "c")`; None when the option was not given at all."""
     if not values:

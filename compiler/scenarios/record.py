@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from compiler import records
 
 from ..diagnostics import format_key
+from ..display import visible
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.events import (
     OUTCOMES,
@@ -252,8 +253,8 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):  # JSON escapes every control TOML forbids raw but DEL
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -285,7 +286,8 @@ def scenario_toml(
     extra: dict[str, Any] | None = None,
 ) -> str:
     """One `[[scenario]]` block: comments, the name, the script as stage visits, the expectations."""
-    lines = [f"# {line}".rstrip() for text in comments for line in text.splitlines()]
+    # A comment may hold no control character: each is shown as its picture (`compiler.display`).
+    lines = [f"# {visible(line)}".rstrip() for text in comments for line in text.splitlines()]
     lines += ["[[scenario]]", f"name = {toml_value(name)}"]
     lines += [f"{format_key(k)} = {toml_value(v)}" for k, v in (extra or {}).items()]
     for stage, steps in visits:
