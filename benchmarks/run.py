@@ -10,7 +10,8 @@ One run measures, on the same inputs:
 3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
 4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
    `check` per stage at 100 / 1,000 / 10,000 stages; `blueprint check DIR` peak memory on a
-   tree of 200 and of 2,000 files;
+   tree of 200 and of 2,000 files; `check` per stage and peak memory on each stage-graph shape
+   (chain, fan-out, loops, nested loops, the generated mix) at 100 / 1,000 / 10,000 stages;
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
    round trip;
 6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
@@ -42,6 +43,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import generate  # noqa: E402
 import measure  # noqa: E402
+import shapes  # noqa: E402
 
 SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
 PACKAGES = ("agent-blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
@@ -55,6 +57,8 @@ PLAN = {
     "check_repeat": (5, 1),
     "check_scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
     "check_scaling_repeat": ({100: 9, 1000: 3, 10000: 1}, {10: 1, 20: 1, 40: 1}),
+    "check_shape_sizes": ((100, 1000, 10000), (20, 40, 80)),
+    "check_shape_repeat": ({100: 5, 1000: 3, 10000: 1}, {20: 1, 40: 1, 80: 1}),
     "check_tree_files": ((200, 2000), (10, 40)),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
@@ -68,7 +72,19 @@ PLAN = {
 }
 
 
-SECTIONS = ("corpus", "process", "scaling", "check", "check-scaling", "check-tree", "runner", "lsp", "host", "temporal")
+SECTIONS = (
+    "corpus",
+    "process",
+    "scaling",
+    "check",
+    "check-scaling",
+    "check-shapes",
+    "check-tree",
+    "runner",
+    "lsp",
+    "host",
+    "temporal",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,6 +157,8 @@ def run_section(section: str, plan: dict) -> list:
         return [measure.check_row(check_inputs(quick=plan["check_repeat"] == 1), plan["check_repeat"])]
     if section == "check-scaling":
         return measure.check_scaling_rows(plan["check_scaling_sizes"], plan["check_scaling_repeat"])
+    if section == "check-shapes":
+        return shapes.check_shape_rows(plan["check_shape_sizes"], plan["check_shape_repeat"])
     if section == "check-tree":
         return [measure.check_tree_row(plan["check_tree_files"])]
     if section == "lsp":

@@ -31,6 +31,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "scaling: time per stage",
         "scaling: one",
         "check:",
+        "check shapes: nested",
         "runner: step",
         "runner: RunState",
         "lsp:",
@@ -48,3 +49,18 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
     corpus = next(row for name, row in rows.items() if name.startswith("corpus:"))
     # Every input is a clean blueprint: the benchmark times the path a valid file takes.
     assert corpus["details"]["files_with_errors"] == []
+
+
+def test_every_shape_checks_clean_and_is_analysed_completely() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import generate
+
+    from compiler.check import check_bytes
+    from compiler.config import Settings
+
+    for shape in generate.SHAPES:
+        item = check_bytes(f"{shape}.leviath", generate.shaped(shape, 40).encode(), Settings())
+        serious = [d.code for d in item.result.diagnostics if d.severity in ("error", "warning")]
+        assert serious == [], (shape, serious)
+        assert item.analysis is not None and item.analysis.complete and not item.analysis.findings, shape
+        assert len(item.analysis.ceilings.stages) == 40, shape
