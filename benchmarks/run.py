@@ -3,7 +3,8 @@
 One run measures, on the same inputs:
 
 1. corpus throughput: `validate_bytes` (everything `validate` does) vs `tomllib.loads` over the
-   real blueprints in ../shared/corpus (when present) plus a seeded generated corpus;
+   real blueprints (`corpus.py` finds them: `BLUEPRINT_CORPUS`, or a `shared/corpus` beside
+   this checkout or a folder above it) plus a seeded generated corpus;
 2. one file as a process: `blueprint validate FILE` vs `python -c "tomllib.load(FILE)"`
    (start-up), and vs `check-jsonschema` with our schema (the `bench` extra installs it;
    without it those rows are skipped with a hint);
@@ -44,8 +45,9 @@ sys.path.insert(0, str(HERE.parent))
 import generate  # noqa: E402
 import measure  # noqa: E402
 import shapes  # noqa: E402
+from corpus import locate  # noqa: E402
 
-SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
+CORPUS = locate()
 PACKAGES = ("agent-blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
 #: Sizes and repetitions: (full run, --quick).
 PLAN = {
@@ -134,6 +136,8 @@ def markdown_table(document: dict) -> str:
         f"Run {header['date']} at commit `{header['commit']}`, {header['platform']}, {header['cpus']} CPUs "
         f"(load average {load}), {header['implementation']} {header['python']}; {versions}.",
         "",
+        f"Corpus: {header.get('corpus', 'not recorded')}.",
+        "",
         "| benchmark | measured | target | status |",
         "|---|---|---|---|",
     ]
@@ -177,8 +181,7 @@ def run_section(section: str, plan: dict) -> list:
 
 
 def corpus_files(generated: int) -> list[tuple[str, bytes]]:
-    real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
-    files = [(str(path), path.read_bytes()) for path in real]
+    files = [(str(path), path.read_bytes()) for path in CORPUS.files]
     return files + generate.corpus(generated)
 
 
@@ -186,14 +189,14 @@ def check_inputs(*, quick: bool) -> list[Path]:
     """The real blueprints (all of them: `check` is judged per file) and the examples; the
     examples only with --quick."""
     examples = sorted((HERE.parent / "blueprints").glob("*.leviath"))
-    if quick or not SHARED_CORPUS.is_dir():
+    if quick or not CORPUS.real:
         return examples
-    return sorted(SHARED_CORPUS.rglob("*.leviath")) + examples
+    return list(CORPUS.files) + examples
 
 
 def process_inputs(work: Path) -> tuple[Path, Path]:
     """The largest real blueprint (else a generated one), and a copy with schema errors."""
-    real = sorted(SHARED_CORPUS.rglob("*.leviath"), key=lambda p: p.stat().st_size) if SHARED_CORPUS.is_dir() else []
+    real = sorted(CORPUS.files, key=lambda p: p.stat().st_size)
     text = real[-1].read_text(encoding="utf-8") if real else generate.corpus(1)[0][1].decode()
     valid = work / "agent.leviath"
     valid.write_text(text, encoding="utf-8")
@@ -230,7 +233,8 @@ def machine_header(quick: bool) -> dict:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "packages": versions,
-        "shared_corpus": SHARED_CORPUS.is_dir(),
+        "shared_corpus": CORPUS.real,
+        "corpus": CORPUS.describe(),
     }
 
 
@@ -239,6 +243,7 @@ def print_header(header: dict) -> None:
     print(f"{header['date']}  commit {header['commit'] or '?'}{'  (quick)' if header['quick'] else ''}")
     print(f"{header['platform']}, {header['cpus']} CPUs (load {load}), {header['implementation']} {header['python']}")
     print("  ".join(f"{name} {version or '-'}" for name, version in header["packages"].items()))
+    print(f"corpus: {header.get('corpus', 'unknown')}")
     print()
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT
 
 
@@ -24,6 +26,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["header"]["quick"] is True and report["header"]["python"]
+    assert report["header"]["corpus"].startswith(("real: ", "generated ")) and "corpus: " in done.stdout
     rows = {row["name"]: row for row in report["rows"]}
     expected = [
         "corpus:",
@@ -64,3 +67,26 @@ def test_every_shape_checks_clean_and_is_analysed_completely() -> None:
         assert serious == [], (shape, serious)
         assert item.analysis is not None and item.analysis.complete and not item.analysis.findings, shape
         assert len(item.analysis.ceilings.stages) == 40, shape
+
+
+def test_the_real_corpus_is_found_beside_any_folder_above_the_checkout(tmp_path: Path, monkeypatch) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import corpus
+
+    monkeypatch.chdir(tmp_path)
+    checkout = tmp_path / "deep" / "worktrees" / "checkout"
+    checkout.mkdir(parents=True)
+    assert not corpus.locate(checkout, {}).real
+    assert "generated" in corpus.locate(checkout, {}).describe()
+    real = tmp_path / "deep" / "shared" / "corpus" / "leviath" / "coder"
+    real.mkdir(parents=True)
+    (real / "agent.leviath").write_text("[agent]\n", encoding="utf-8")
+    found = corpus.locate(checkout, {})
+    assert found.real and found.blueprint("coder") == real / "agent.leviath"
+    assert found.describe().startswith("real: 1 blueprint in ")
+    elsewhere = tmp_path / "mine"
+    (elsewhere / "x").mkdir(parents=True)
+    (elsewhere / "x" / "a.leviath").write_text("[agent]\n", encoding="utf-8")
+    assert corpus.locate(checkout, {"BLUEPRINT_CORPUS": str(elsewhere)}).files == (elsewhere / "x" / "a.leviath",)
+    with pytest.raises(SystemExit, match="no such folder"):
+        corpus.locate(checkout, {"BLUEPRINT_CORPUS": str(tmp_path / "missing")})
