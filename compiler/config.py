@@ -185,6 +185,8 @@ class Overrides:
     #: `--exclude`: patterns added to the configuration's, relative to the working directory.
     exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
+    #: `--shard K/N`: check only part K of N of the files a search finds (`cli/shard.py`).
+    shard: tuple[int, int] | None = None
 
 
 #: The command-line flag that overrides each key, for `--show-settings`.

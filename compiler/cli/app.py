@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("compiler.cli.new_cmd:command", "Start an agent from a template: a commented blueprint and its tools/."),
     "diff": ("compiler.cli.diff_cmd:command", "Compare two versions of a blueprint: changes by class, and run deltas."),
     "lsp": ("compiler.cli.lsp_cmd:command", "Run the language server (LSP over stdio) for editors."),
+    "merge-reports": (
+        "compiler.cli.merge_cmd:command",
+        "Merge the JSON or SARIF reports of sharded runs (--shard K/N) into one.",
+    ),
 }
 
 

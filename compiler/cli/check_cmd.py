@@ -42,6 +42,7 @@ from .options import (
     discovery_options,
     installation_options,
     rule_options,
+    shard_option,
     summary_options,
     watch_option,
 )
@@ -59,6 +60,7 @@ from .options import (
 )
 @rule_options
 @discovery_options
+@shard_option
 @installation_options
 @click.option(
     "--max-states",
@@ -96,12 +98,19 @@ def command(
     watch: bool = False,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
+    shard: str | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
         rule_overrides(
-            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+            select,
+            ignore,
+            deny_warnings,
+            default_max_iterations,
+            exclude=exclude,
+            respect_gitignore=respect_gitignore,
+            shard=shard,
         ),
         leviath_config,
         leviath_models,

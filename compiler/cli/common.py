@@ -68,10 +68,13 @@ def rule_overrides(
     *,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
+    shard: str | None = None,
 ) -> Overrides:
     """What the flags replace in each file's settings (`--select`, `--ignore`,
     `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`) or add to them
-    (`--exclude`); an unknown rule name or a malformed pattern is a `CliError`."""
+    (`--exclude`), and `--shard`; an unknown rule name or a malformed pattern is a `CliError`."""
+    from .shard import parse_shard
+
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
@@ -80,6 +83,7 @@ def rule_overrides(
             default_max_iterations=default_max_iterations,
             exclude=check_globs(exclude, "--exclude") if exclude else None,
             respect_gitignore=respect_gitignore,
+            shard=parse_shard(shard),
         )
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
@@ -95,15 +99,22 @@ def _rule_names(values: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
 def find_blueprints(
     paths: tuple[str, ...], overrides: Overrides, finder: ConfigFinder, *, warn_skipped: bool = True
 ) -> tuple[str, ...]:
-    """The blueprint files `paths` name or hold, searched with the configured exclusions."""
+    """The blueprint files `paths` name or hold, searched with the configured exclusions
+    (only the part `--shard` names, when it is given)."""
     from ..discover import discover
     from ..ignore import PathFilter
+    from .shard import shard_files
 
     try:
         found = discover(paths, PathFilter(finder, overrides))
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
-    return blueprint_files(found, paths, warn_skipped=warn_skipped)
+    files = blueprint_files(found, paths, warn_skipped=warn_skipped)
+    chosen = shard_files(files, overrides.shard)
+    if not chosen and overrides.shard is not None:
+        part, parts = overrides.shard
+        echo_problem(f"note: shard {part}/{parts} holds none of the {len(files)} file(s) found; nothing to check")
+    return chosen
 
 
 def blueprint_files(found: "Discovery", paths: tuple[str, ...], *, warn_skipped: bool = True) -> tuple[str, ...]:

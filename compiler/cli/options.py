@@ -115,3 +115,12 @@ watch_option = click.option(
     is_flag=True,
     help="Keep running: check again whenever a blueprint, a tools/*.rhai script or a configuration file changes.",
 )
+
+
+shard_option = click.option(
+    "--shard",
+    metavar="K/N",
+    default=None,
+    help="Check only part K of N of the files found (stable and balanced, for a CI matrix; "
+    "merge the parts' reports with 'blueprint merge-reports').",
+)

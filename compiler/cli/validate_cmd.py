@@ -15,6 +15,7 @@ from .options import (
     discovery_options,
     installation_options,
     rule_options,
+    shard_option,
     summary_options,
     watch_option,
 )
@@ -33,6 +34,7 @@ from .validate_run import run_validate
 )
 @rule_options
 @discovery_options
+@shard_option
 @installation_options
 @summary_options("the findings")
 @click.option(

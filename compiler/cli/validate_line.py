@@ -24,6 +24,7 @@ VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--select": ("select", "text"),
     "--ignore": ("ignore", "text"),
     "--exclude": ("exclude", "text"),
+    "--shard": ("shard", "text"),
     "--leviath-models": ("leviath_models", "text"),
     "--leviath-config": ("leviath_config", "text"),
     "--stdin-filename": ("stdin_filename", "text"),

@@ -74,6 +74,7 @@ def run_validate(
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
+    shard: str | None = None,
 ) -> int:
     """One `blueprint validate`, its options as click parses them (the defaults are the
     options' defaults: `tests/test_quick_cli.py` holds them to it); returns the exit status."""
@@ -81,7 +82,13 @@ def run_validate(
     human_only(spec, output_format, statistics=statistics, quiet=quiet)
     overrides = with_installation(
         rule_overrides(
-            select, ignore, deny_warnings, default_max_iterations, exclude=exclude, respect_gitignore=respect_gitignore
+            select,
+            ignore,
+            deny_warnings,
+            default_max_iterations,
+            exclude=exclude,
+            respect_gitignore=respect_gitignore,
+            shard=shard,
         ),
         leviath_config,
         leviath_models,
