@@ -44,6 +44,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import generate  # noqa: E402
+import jobs  # noqa: E402
 import measure  # noqa: E402
 import shapes  # noqa: E402
 from corpus import locate  # noqa: E402
@@ -63,6 +64,8 @@ PLAN = {
     "check_shape_sizes": ((100, 1000, 10000), (20, 40, 80)),
     "check_shape_repeat": ({100: 5, 1000: 3, 10000: 1}, {20: 1, 40: 1, 80: 1}),
     "check_tree_files": ((200, 2000), (10, 40)),
+    "jobs_files": (240, 8),
+    "jobs_repeat": (3, 1),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
     "lsp_edits": (200, 10),
@@ -84,6 +87,7 @@ SECTIONS = (
     "check-scaling",
     "check-shapes",
     "check-tree",
+    "jobs",
     "runner",
     "lsp",
     "host",
@@ -166,6 +170,8 @@ def run_section(section: str, plan: dict) -> list:
         return measure.check_scaling_rows(plan["check_scaling_sizes"], plan["check_scaling_repeat"])
     if section == "check-shapes":
         return shapes.check_shape_rows(plan["check_shape_sizes"], plan["check_shape_repeat"])
+    if section == "jobs":
+        return jobs.jobs_rows(plan["jobs_files"], plan["jobs_repeat"])
     if section == "check-tree":
         return [measure.check_tree_row(plan["check_tree_files"])]
     if section == "lsp":

@@ -131,6 +131,7 @@ KEYS: dict[str, ConfigKey] = {
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
     "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
     "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),
+    "jobs": ConfigKey("jobs", "count", 0, "processes that check a tree's files (0: one per core; 1: no pool)"),
 }
 
 
@@ -151,6 +152,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
     rule_docs_url: str | None = None
+    jobs: int | None = None
     #: How messages name the file (relative to the working directory where it can be).
     display: str = field(default="", compare=False)
 

@@ -35,6 +35,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "scaling: one",
         "check:",
         "check shapes: nested",
+        "jobs: blueprint check DIR",
         "runner: step",
         "runner: RunState",
         "lsp:",

@@ -14,6 +14,7 @@ from .options import (
     default_max_iterations_option,
     discovery_options,
     installation_options,
+    jobs_option,
     rule_options,
     shard_option,
     summary_options,
@@ -59,6 +60,7 @@ from .validate_run import run_validate
     help="Print the settings that apply to the one PATH given, and where each comes from; check nothing.",
 )
 @watch_option
+@jobs_option
 @default_max_iterations_option
 @color_option
 def command(**options: Any) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import ConfigFinder, Overrides, Settings
@@ -33,6 +33,7 @@ from .common import (
 )
 from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
 from .files import FileLoop
+from .pool import VALIDATE_POOL_MIN, resolve_jobs
 
 if TYPE_CHECKING:
     from ..pipeline import FileResult
@@ -49,6 +50,8 @@ class Run:
     """What checking the files produced."""
 
     results: list["FileResult"] = field(default_factory=list)
+    #: The fixable findings' edits, when the report shows them.
+    fixes: dict = field(default_factory=dict)
     failing: bool = False
     #: Files that could not be read, or crashed the checker: the run exits with 2.
     unchecked: int = 0
@@ -75,6 +78,7 @@ def run_validate(
     leviath_config: str | None = None,
     leviath_models: str | None = None,
     shard: str | None = None,
+    jobs: int | None = None,
 ) -> int:
     """One `blueprint validate`, its options as click parses them (the defaults are the
     options' defaults: `tests/test_quick_cli.py` holds them to it); returns the exit status."""
@@ -107,7 +111,9 @@ def run_validate(
         from .watch import watch as watch_paths
 
         paths = paths or (".",)
-        watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
+        watch_paths(
+            paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color, jobs=jobs)
+        )
     if fix and diff:
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
     return _validate(
@@ -121,6 +127,7 @@ def run_validate(
         diff=diff,
         stdin=stdin,
         stdin_filename=stdin_filename,
+        jobs=jobs,
     )
 
 
@@ -136,6 +143,7 @@ def _validate(
     diff: bool = False,
     stdin: bool = False,
     stdin_filename: str | None = None,
+    jobs: int | None = None,
 ) -> int:
     """One run of `blueprint validate`: the report on stdout; the exit status returned."""
     spec = REPORTERS[output_format]
@@ -154,13 +162,14 @@ def _validate(
         return _diff(files, settings)
     unwritten = _fix(files, settings) if fix else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
-    run = _check(files, settings, progress, read)
+    workers = resolve_jobs(jobs, finder) if len(files) > 1 else 1
+    run = _check(files, settings, progress, read, workers, fixes=spec.shows_fixes, summary=output_format == "json")
 
     options = ReportOptions(
         color=spec.human and use_color(color),
         statistics=statistics,
         quiet=quiet,
-        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
+        fixes=run.fixes,
         rule_docs_url=rule_docs_url(finder),
     )
     emit(get_reporter(output_format)(run.results, options), color=options.color)
@@ -211,21 +220,44 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
 
 
 def _check(
-    files: tuple[str, ...], settings: dict[str, Settings], progress: bool, read: Callable[[str], bytes] = read_blueprint
+    files: tuple[str, ...],
+    settings: dict[str, Settings],
+    progress: bool,
+    read: Callable[[str], bytes] = read_blueprint,
+    jobs: int = 1,
+    *,
+    fixes: bool = False,
+    summary: bool = False,
 ) -> Run:
-    from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
-
-    def validate(path: str, data: bytes) -> "FileResult":
-        return (_validate_large if len(data) >= LARGE_INPUT_BYTES else validate_bytes)(path, data, settings[path])
-
+    """Each file validated (in `jobs` processes), with its fixes when `fixes`; of a result the
+    report needs its findings and source, and its blueprint only for the JSON `summary`."""
     run = Run()
-    loop = FileLoop(files, validate, read=read, progress=progress)
-    for result in loop:
+    task = _ValidateFile(settings, fixes, summary)
+    loop = FileLoop(files, task, read=read, progress=progress, jobs=jobs, pool_min=VALIDATE_POOL_MIN)
+    for result, found in loop:
         run.results.append(result)
+        run.fixes.update(found)
         if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
     run.unchecked = loop.unchecked
     return run
+
+
+class _ValidateFile:
+    """`validate_bytes` with each file's settings, then its fixes, and the result without what
+    the report does not read (a class, so a worker process can take it; what it returns is
+    all that comes back from the worker)."""
+
+    def __init__(self, settings: dict[str, Settings], fixes: bool, summary: bool) -> None:
+        self.settings, self.fixes, self.summary = settings, fixes, summary
+
+    def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict]":
+        from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
+
+        large = len(data) >= LARGE_INPUT_BYTES
+        result = (_validate_large if large else validate_bytes)(path, data, self.settings[path])
+        found = fixes_of([result], self.settings) if self.fixes else {}
+        return replace(result, document=None, blueprint=result.blueprint if self.summary else None), found
 
 
 def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
