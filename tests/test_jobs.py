@@ -89,3 +89,19 @@ def test_the_flag_then_the_environment_then_the_configuration_then_every_core(
     monkeypatch.setenv(ENVIRONMENT, "two")
     with pytest.raises(CliError, match="BLUEPRINT_JOBS=two"):
         resolve_jobs(None, ConfigFinder())
+
+
+def test_the_text_report_is_written_file_by_file_and_keeps_no_source(tmp_path: Path) -> None:
+    from compiler.cli import validate_run
+    from compiler.config import Settings
+    from compiler.render import ReportOptions
+
+    root = tree(tmp_path / "tree")
+    files = tuple(str(path) for path in sorted(root.rglob("*.leviath")))
+    written: list[str] = []
+    run = validate_run._check(
+        files, dict.fromkeys(files, Settings()), False, text=ReportOptions(), write=written.append
+    )
+    assert len(written) == len(files) == len(run.results)
+    assert "broken.leviath" in "".join(written)
+    assert all(r.source is None and r.blueprint is None and r.document is None for r in run.results)

@@ -163,16 +163,30 @@ def _validate(
     unwritten = _fix(files, settings) if fix else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     workers = resolve_jobs(jobs, finder) if len(files) > 1 else 1
-    run = _check(files, settings, progress, read, workers, fixes=spec.shows_fixes, summary=output_format == "json")
-
     options = ReportOptions(
-        color=spec.human and use_color(color),
-        statistics=statistics,
-        quiet=quiet,
-        fixes=run.fixes,
-        rule_docs_url=rule_docs_url(finder),
+        color=spec.human and use_color(color), statistics=statistics, quiet=quiet, rule_docs_url=rule_docs_url(finder)
     )
-    emit(get_reporter(output_format)(run.results, options), color=options.color)
+    # The text report is written file by file (after the progress line, when one is shown),
+    # so of each file only its findings are kept, for the statistics and the closing lines.
+    shown: list[str] = []
+    text = options if output_format == "text" else None
+    write = shown.append if progress else (lambda block: emit(block, color=options.color))
+    run = _check(
+        files,
+        settings,
+        progress,
+        read,
+        workers,
+        fixes=spec.shows_fixes,
+        summary=output_format == "json",
+        text=text,
+        write=write,
+    )
+    options = replace(options, fixes=run.fixes)
+    if text is not None:
+        emit("".join(shown) + _text_tail(run, options), color=options.color)
+    else:
+        emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
         return EXIT_ERROR
     return EXIT_FINDINGS if run.failing else EXIT_OK
@@ -228,15 +242,20 @@ def _check(
     *,
     fixes: bool = False,
     summary: bool = False,
+    text: ReportOptions | None = None,
+    write: Callable[[str], None] = emit,
 ) -> Run:
     """Each file validated (in `jobs` processes), with its fixes when `fixes`; of a result the
-    report needs its findings and source, and its blueprint only for the JSON `summary`."""
+    report needs its findings and source, its blueprint only for the JSON `summary`, and with
+    `text` its findings rendered and handed to `write` at once (then not its source)."""
     run = Run()
-    task = _ValidateFile(settings, fixes, summary)
+    task = _ValidateFile(settings, fixes, summary, text)
     loop = FileLoop(files, task, read=read, progress=progress, jobs=jobs, pool_min=VALIDATE_POOL_MIN)
-    for result, found in loop:
+    for result, found, rendered in loop:
         run.results.append(result)
         run.fixes.update(found)
+        if rendered is not None:
+            write(rendered)
         if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
     run.unchecked = loop.unchecked
@@ -248,16 +267,42 @@ class _ValidateFile:
     the report does not read (a class, so a worker process can take it; what it returns is
     all that comes back from the worker)."""
 
-    def __init__(self, settings: dict[str, Settings], fixes: bool, summary: bool) -> None:
-        self.settings, self.fixes, self.summary = settings, fixes, summary
+    def __init__(
+        self, settings: dict[str, Settings], fixes: bool, summary: bool, text: ReportOptions | None = None
+    ) -> None:
+        self.settings, self.fixes, self.summary, self.text = settings, fixes, summary, text
 
-    def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict]":
+    def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict, str | None]":
         from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
 
         large = len(data) >= LARGE_INPUT_BYTES
         result = (_validate_large if large else validate_bytes)(path, data, self.settings[path])
         found = fixes_of([result], self.settings) if self.fixes else {}
-        return replace(result, document=None, blueprint=result.blueprint if self.summary else None), found
+        blueprint = result.blueprint if self.summary else None
+        if self.text is None:
+            return replace(result, document=None, blueprint=blueprint), found, None
+        rendered = "" if self.text.quiet else _findings_text(result, replace(self.text, fixes=found))
+        return replace(result, document=None, blueprint=blueprint, source=None), found, rendered
+
+
+def _findings_text(result: "FileResult", options: ReportOptions) -> str:
+    """A file's findings as the text report shows them, each followed by a blank line."""
+    from ..render.text import render_diagnostic
+
+    return "".join(
+        render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) + "\n\n"
+        for d in result.diagnostics
+    )
+
+
+def _text_tail(run: Run, options: ReportOptions) -> str:
+    """The end of the text report: the statistics when asked, then the closing lines."""
+    from ..diagnostics import Counts
+    from ..render.check_report import text_tail
+
+    diagnostics = [d for result in run.results for d in result.diagnostics]
+    total = sum((result.counts for result in run.results), Counts())
+    return text_tail([], diagnostics, total, len(run.results), options)
 
 
 def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
