@@ -105,3 +105,15 @@ def test_the_text_report_is_written_file_by_file_and_keeps_no_source(tmp_path: P
     assert len(written) == len(files) == len(run.results)
     assert "broken.leviath" in "".join(written)
     assert all(r.source is None and r.blueprint is None and r.document is None for r in run.results)
+
+
+def test_the_json_report_keeps_each_file_as_its_entry(tmp_path: Path) -> None:
+    from compiler.cli import validate_run
+    from compiler.config import Settings
+
+    root = tree(tmp_path / "tree")
+    files = tuple(str(path) for path in sorted(root.rglob("*.leviath")))
+    run = validate_run._check(files, dict.fromkeys(files, Settings()), False, fixes=True, entries=True)
+    assert [entry["path"] for entry in run.entries] == list(files)
+    assert any(entry["blueprint"] is not None for entry in run.entries)
+    assert all(r.source is None and r.blueprint is None for r in run.results)

@@ -52,6 +52,8 @@ class Run:
     results: list["FileResult"] = field(default_factory=list)
     #: The fixable findings' edits, when the report shows them.
     fixes: dict = field(default_factory=dict)
+    #: With the JSON format: each file's entry.
+    entries: list[dict] = field(default_factory=list)
     failing: bool = False
     #: Files that could not be read, or crashed the checker: the run exits with 2.
     unchecked: int = 0
@@ -178,13 +180,18 @@ def _validate(
         read,
         workers,
         fixes=spec.shows_fixes,
-        summary=output_format == "json",
+        entries=output_format == "json",
         text=text,
         write=write,
     )
     options = replace(options, fixes=run.fixes)
     if text is not None:
         emit("".join(shown) + _text_tail(run, options), color=options.color)
+    elif output_format == "json":
+        from ..diagnostics import Counts
+        from ..render.check_report import json_document
+
+        emit(json_document(run.entries, sum((result.counts for result in run.results), Counts())))
     else:
         emit(get_reporter(output_format)(run.results, options), color=options.color)
     if run.unchecked or unwritten:
@@ -241,21 +248,23 @@ def _check(
     jobs: int = 1,
     *,
     fixes: bool = False,
-    summary: bool = False,
+    entries: bool = False,
     text: ReportOptions | None = None,
     write: Callable[[str], None] = emit,
 ) -> Run:
-    """Each file validated (in `jobs` processes), with its fixes when `fixes`; of a result the
-    report needs its findings and source, its blueprint only for the JSON `summary`, and with
-    `text` its findings rendered and handed to `write` at once (then not its source)."""
+    """Each file validated (in `jobs` processes), with its fixes when `fixes`. Of a result the
+    report needs its findings and source; with `entries` its JSON entry is made at once, and
+    with `text` its findings are rendered and handed to `write`, and the source goes."""
     run = Run()
-    task = _ValidateFile(settings, fixes, summary, text)
+    task = _ValidateFile(settings, fixes, entries, text)
     loop = FileLoop(files, task, read=read, progress=progress, jobs=jobs, pool_min=VALIDATE_POOL_MIN)
     for result, found, rendered in loop:
         run.results.append(result)
         run.fixes.update(found)
-        if rendered is not None:
+        if isinstance(rendered, str):
             write(rendered)
+        elif rendered is not None:
+            run.entries.append(rendered)
         if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
     run.unchecked = loop.unchecked
@@ -268,21 +277,25 @@ class _ValidateFile:
     all that comes back from the worker)."""
 
     def __init__(
-        self, settings: dict[str, Settings], fixes: bool, summary: bool, text: ReportOptions | None = None
+        self, settings: dict[str, Settings], fixes: bool, entries: bool, text: ReportOptions | None = None
     ) -> None:
-        self.settings, self.fixes, self.summary, self.text = settings, fixes, summary, text
+        self.settings, self.fixes, self.entries, self.text = settings, fixes, entries, text
 
-    def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict, str | None]":
+    def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict, str | dict | None]":
         from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
 
         large = len(data) >= LARGE_INPUT_BYTES
         result = (_validate_large if large else validate_bytes)(path, data, self.settings[path])
         found = fixes_of([result], self.settings) if self.fixes else {}
-        blueprint = result.blueprint if self.summary else None
+        slim = replace(result, document=None, blueprint=None)
+        if self.entries:
+            from ..render.json import report_document
+
+            return replace(slim, source=None), found, report_document([result], found)["files"][0]
         if self.text is None:
-            return replace(result, document=None, blueprint=blueprint), found, None
+            return slim, found, None
         rendered = "" if self.text.quiet else _findings_text(result, replace(self.text, fixes=found))
-        return replace(result, document=None, blueprint=blueprint, source=None), found, rendered
+        return replace(slim, source=None), found, rendered
 
 
 def _findings_text(result: "FileResult", options: ReportOptions) -> str:
