@@ -46,3 +46,40 @@ def jobs_rows(files: int, repeat: int) -> list[Row]:
                 )
             )
     return rows
+
+
+def validate_tree_rows(sizes: tuple[int, int]) -> list[Row]:
+    """`blueprint validate --jobs 1 DIR` (one process, so its own peak) on trees of the smaller
+    and the larger number of seeded realistic blueprints, as text and as JSON: the larger
+    tree's peak resident memory over the smaller's. Each file's result is reduced to what the
+    report shows as soon as it is checked, so the peak should hardly grow with the files."""
+    from measure import peak_memory
+
+    small, large = sizes
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        trees = {}
+        for count in sizes:
+            trees[count] = Path(work) / f"tree-{count}"
+            trees[count].mkdir()
+            for name, data in generate.corpus(count):
+                (trees[count] / name).write_bytes(data)
+        for output in ("text", "json"):
+            peaks, walls = {}, {}
+            for count in sizes:
+                line = _blueprint("validate", "--jobs", "1", "--format", output, str(trees[count]))
+                peaks[count], walls[count] = peak_memory(line)
+            ratio = peaks[large] / peaks[small]
+            rows.append(
+                Row(
+                    f"validate memory, {output}: a tree of {large:,} files / of {small:,}",
+                    ratio,
+                    "x",
+                    "≤ 1.5×",
+                    ratio <= 1.5,
+                    f"{ratio:.2f}× ({peaks[small] / 1024:,.0f} MB → {peaks[large] / 1024:,.0f} MB peak; "
+                    f"{walls[large]:.0f} s for {large:,} files)",
+                    {"peak_rss_kb": peaks, "wall_seconds": walls},
+                )
+            )
+    return rows

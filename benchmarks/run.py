@@ -66,6 +66,7 @@ PLAN = {
     "check_tree_files": ((200, 2000), (10, 40)),
     "jobs_files": (240, 8),
     "jobs_repeat": (3, 1),
+    "validate_tree_files": ((200, 2000), (10, 40)),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
     "lsp_edits": (200, 10),
@@ -88,6 +89,7 @@ SECTIONS = (
     "check-shapes",
     "check-tree",
     "jobs",
+    "validate-tree",
     "runner",
     "lsp",
     "host",
@@ -172,6 +174,8 @@ def run_section(section: str, plan: dict) -> list:
         return shapes.check_shape_rows(plan["check_shape_sizes"], plan["check_shape_repeat"])
     if section == "jobs":
         return jobs.jobs_rows(plan["jobs_files"], plan["jobs_repeat"])
+    if section == "validate-tree":
+        return jobs.validate_tree_rows(plan["validate_tree_files"])
     if section == "check-tree":
         return [measure.check_tree_row(plan["check_tree_files"])]
     if section == "lsp":

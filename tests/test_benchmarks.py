@@ -36,6 +36,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "check:",
         "check shapes: nested",
         "jobs: blueprint check DIR",
+        "validate memory, json",
         "runner: step",
         "runner: RunState",
         "lsp:",
