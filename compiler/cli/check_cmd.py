@@ -182,6 +182,8 @@ class _CheckFile:
 
     def __init__(self, settings: dict[str, Settings], max_states: int | None, report: "Report", keep: bool) -> None:
         self.settings, self.max_states, self.report, self.keep = settings, max_states, report, keep
+        # Loaded before a pool forks, so that no worker imports the analysis itself.
+        from ..analysis import core  # noqa: F401
 
     def __call__(self, path: str, data: bytes) -> "tuple[Piece, CheckResult | None]":
         item = check_bytes(path, data, self.settings[path], max_states=self.max_states)

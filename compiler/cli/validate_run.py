@@ -280,6 +280,9 @@ class _ValidateFile:
         self, settings: dict[str, Settings], fixes: bool, entries: bool, text: ReportOptions | None = None
     ) -> None:
         self.settings, self.fixes, self.entries, self.text = settings, fixes, entries, text
+        # Loaded here, before a pool forks: each worker then starts with the rules in memory
+        # instead of importing them itself (some 120 ms of CPU per worker).
+        from .. import pipeline  # noqa: F401
 
     def __call__(self, path: str, data: bytes) -> "tuple[FileResult, dict, str | dict | None]":
         from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
