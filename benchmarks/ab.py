@@ -42,8 +42,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
+from corpus import locate  # noqa: E402
 
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = locate()
 PARTS = ("runs", "check", "svg", "validate")
 
 
@@ -203,10 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     parts = args.only or PARTS
     sizes = [int(size) for size in args.sizes.split(",")]
-    real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
     files = [
         (path.parent.name if path.name == "agent.leviath" else path.stem, path.read_bytes())
-        for path in real + sorted((ROOT / "blueprints").glob("*.leviath"))
+        for path in list(CORPUS.files) + sorted((ROOT / "blueprints").glob("*.leviath"))
     ]
     scaled = [(f"{size:,} stages", generate.scaled(size).encode()) for size in sizes]
     same_everywhere = True
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         versions = [Version(args.rev, before), Version(args.after or "working tree", after)]
         print(
             f"before = {args.rev}, after = {args.after or 'the working tree'}; "
-            f"CPU time, median of {args.rounds} alternating rounds"
+            f"CPU time, median of {args.rounds} alternating rounds; corpus: {CORPUS.describe()}"
         )
 
         if "runs" in parts:

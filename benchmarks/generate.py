@@ -311,3 +311,99 @@ def _small(name: str, tools: str, extra: str = "", mode: str = "autonomous") -> 
         'model = { models = [{ provider = "anthropic", model = "claude-sonnet-5" }] }\n'
         f'description = "Step {name}"\navailable_tools = {tools}\nmax_iterations = 12\n{extra}\n'
     )
+
+
+# --- one large blueprint in a chosen shape ------------------------------------------------
+
+SHAPES = ("chain", "fan-out", "loops", "nested", "generated")
+#: The stage count each shape is built from (`shaped` needs a positive multiple of it).
+SHAPE_UNIT = {"chain": 1, "fan-out": 1, "loops": 2, "nested": 4, "generated": 10}
+
+
+def shaped(shape: str, stages: int) -> str:
+    """A valid blueprint of `stages` stages whose stage graph has the given shape:
+
+    - `chain`: each stage hands over to the next, the last ends the run;
+    - `fan-out`: one hub routing (by the model's choice) to every other stage, each a leaf;
+    - `loops`: `stages / 2` two-stage loops in a row (a ⇄ b, then b on to the next a; the last b ends the run);
+    - `nested`: four-stage segments a → b → c → d with c → b and d → a (a loop in a loop),
+      dead-end escapes a → d and b → d, and d on to the next segment (the last d ends the run);
+    - `generated`: `scaled` (ten-stage segments of every kind of edge).
+
+    Each one validates with no error, so `check` times the path a clean file takes."""
+    unit = SHAPE_UNIT.get(shape)
+    if unit is None:
+        raise ValueError(f"unknown shape {shape!r}; one of {', '.join(SHAPES)}")
+    if stages < max(unit, 2) or stages % unit:
+        raise ValueError(f"the {shape} shape needs a multiple of {unit} stages, at least {max(unit, 2)}")
+    if shape == "generated":
+        return scaled(stages)
+    header = f'[agent]\nname = "{shape}-{stages}"\nversion = "1.0.0"\ndescription = "Generated: {shape}, {stages} stages"\n\n'
+    build = {"chain": _chain, "fan-out": _fan_out, "loops": _loops, "nested": _nested}[shape]
+    return header + "".join(build(stages))
+
+
+READ = '["read_file", "list_dir", "context_read"]'
+
+
+def _chain(stages: int) -> list[str]:
+    out = []
+    for i in range(stages - 1):
+        out.append(_small(f"c{i}", READ))
+        out.append(_edge(f"c{i}", f"c{i + 1}", 'hint = "Done here"\n', comments=False))
+    out.append(_small(f"c{stages - 1}", READ, mode="output"))
+    return out
+
+
+def _fan_out(stages: int) -> list[str]:
+    out = [_small("hub", READ)]
+    leaves = [f"leaf{i}" for i in range(1, stages)]
+    out.extend(
+        _edge("hub", leaf, f'condition = "llm_choice"\nhint = "The task is of kind {leaf}"\n', False) for leaf in leaves
+    )
+    out.extend(_small(leaf, READ, mode="output") + f"[stages.{leaf}.transitions]\n\n" for leaf in leaves)
+    return out
+
+
+def _loops(stages: int) -> list[str]:
+    """Each a has a revisit budget, which bounds its loop; b has none, so a never dead-ends."""
+    out = []
+    pairs = stages // 2
+    for k in range(pairs):
+        a, b, following = f"l{k}_a", f"l{k}_b", f"l{k + 1}_a"
+        last = k == pairs - 1
+        out.append(_small(a, READ, "max_revisits = 2\n"))
+        out.append(_edge(a, b, 'hint = "Drafted"\n', comments=False))
+        if last:  # the last b ends the run, so the last pair is a hand-over, not a loop
+            out.append(_small(b, READ, mode="output") + f"[stages.{b}.transitions]\n\n")
+            break
+        out.append(_small(b, READ))
+        out.append(_edge(b, a, 'condition = "llm_choice"\nhint = "Needs another draft"\n', comments=False))
+        out.append(_edge(b, following, 'condition = "llm_choice"\nhint = "Accepted"\n', comments=False))
+    return out
+
+
+def _nested(stages: int) -> list[str]:
+    """a, b and c have revisit budgets (bounding both loops), d has none: the dead-end escapes
+    go to d, so a run that spends a budget still ends, and the analysis finds no strand."""
+    out = []
+    segments = stages // 4
+    for k in range(segments):
+        a, b, c, d = (f"n{k}_{letter}" for letter in "abcd")
+        last = k == segments - 1
+        out.append(_small(a, READ, "max_revisits = 2\n"))
+        out.append(_edge(a, b, 'hint = "Planned"\n', comments=False))
+        out.append(_edge(a, d, 'condition = "dead_end"\n', comments=False))
+        out.append(_small(b, READ, "max_revisits = 3\n"))
+        out.append(_edge(b, c, 'hint = "Built"\n', comments=False))
+        out.append(_edge(b, d, 'condition = "dead_end"\n', comments=False))
+        out.append(_small(c, READ, "max_revisits = 3\n"))
+        out.append(_edge(c, b, 'condition = "llm_choice"\nhint = "Build it again"\n', comments=False))
+        out.append(_edge(c, d, 'condition = "llm_choice"\nhint = "It works"\n', comments=False))
+        if last:  # the last d ends the run
+            out.append(_small(d, READ, mode="output") + f"[stages.{d}.transitions]\n\n")
+            break
+        out.append(_small(d, READ))
+        out.append(_edge(d, a, 'condition = "llm_choice"\nhint = "Start the part over"\n', comments=False))
+        out.append(_edge(d, f"n{k + 1}_a", 'condition = "llm_choice"\nhint = "Next part"\n', comments=False))
+    return out

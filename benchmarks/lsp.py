@@ -22,10 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from corpus import locate
 from measure import Row
 
 ROOT = Path(__file__).resolve().parent.parent
-CODER = ROOT.parent / "shared" / "corpus" / "leviath" / "coder" / "agent.leviath"
+CODER = locate().blueprint("coder")
 
 
 class Server:
@@ -94,12 +95,12 @@ def _published(uri: str, version: int):
 
 
 def lsp_rows(edits: int, memory_edits: int) -> list[Row]:
-    path = CODER if CODER.is_file() else None
+    path = CODER
     if path is None:
         import generate
 
         text = generate.realistic(random.Random(7), "coder")
-        name = "a generated realistic blueprint (../shared absent)"
+        name = "a generated realistic blueprint (no real corpus found)"
     else:
         text = path.read_text(encoding="utf-8")
         name = f"coder ({text.count(chr(10))} lines)"

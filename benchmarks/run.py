@@ -3,14 +3,16 @@
 One run measures, on the same inputs:
 
 1. corpus throughput: `validate_bytes` (everything `validate` does) vs `tomllib.loads` over the
-   real blueprints in ../shared/corpus (when present) plus a seeded generated corpus;
+   real blueprints (`corpus.py` finds them: `BLUEPRINT_CORPUS`, or a `shared/corpus` beside
+   this checkout or a folder above it) plus a seeded generated corpus;
 2. one file as a process: `blueprint validate FILE` vs `python -c "tomllib.load(FILE)"`
    (start-up), and vs `check-jsonschema` with our schema (the `bench` extra installs it;
    without it those rows are skipped with a hint);
 3. scaling: generated blueprints of 100 / 1,000 / 10,000 stages;
 4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
    `check` per stage at 100 / 1,000 / 10,000 stages; `blueprint check DIR` peak memory on a
-   tree of 200 and of 2,000 files;
+   tree of 200 and of 2,000 files; `check` per stage and peak memory on each stage-graph shape
+   (chain, fan-out, loops, nested loops, the generated mix) at 100 / 1,000 / 10,000 stages;
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
    round trip;
 6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
@@ -42,9 +44,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import generate  # noqa: E402
+import jobs  # noqa: E402
 import measure  # noqa: E402
+import shapes  # noqa: E402
+from corpus import locate  # noqa: E402
 
-SHARED_CORPUS = HERE.parent.parent / "shared" / "corpus"
+CORPUS = locate()
 PACKAGES = ("agent-blueprint-compiler", "tomlkit", "networkx", "jsonschema", "click", "jinja2", "check-jsonschema")
 #: Sizes and repetitions: (full run, --quick).
 PLAN = {
@@ -56,7 +61,12 @@ PLAN = {
     "check_repeat": (5, 1),
     "check_scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
     "check_scaling_repeat": ({100: 9, 1000: 3, 10000: 1}, {10: 1, 20: 1, 40: 1}),
+    "check_shape_sizes": ((100, 1000, 10000), (20, 40, 80)),
+    "check_shape_repeat": ({100: 5, 1000: 3, 10000: 1}, {20: 1, 40: 1, 80: 1}),
     "check_tree_files": ((200, 2000), (10, 40)),
+    "jobs_files": (240, 8),
+    "jobs_repeat": (3, 1),
+    "validate_tree_files": ((200, 2000), (10, 40)),
     "runner_events": (20000, 400),
     "runner_repeat": (9, 2),
     "lsp_edits": (200, 10),
@@ -76,7 +86,10 @@ SECTIONS = (
     "scaling",
     "check",
     "check-scaling",
+    "check-shapes",
     "check-tree",
+    "jobs",
+    "validate-tree",
     "runner",
     "lsp",
     "host",
@@ -132,6 +145,8 @@ def markdown_table(document: dict) -> str:
         f"Run {header['date']} at commit `{header['commit']}`, {header['platform']}, {header['cpus']} CPUs "
         f"(load average {load}), {header['implementation']} {header['python']}; {versions}.",
         "",
+        f"Corpus: {header.get('corpus', 'not recorded')}.",
+        "",
         "| benchmark | measured | target | status |",
         "|---|---|---|---|",
     ]
@@ -155,6 +170,12 @@ def run_section(section: str, plan: dict) -> list:
         return [measure.check_row(check_inputs(quick=plan["check_repeat"] == 1), plan["check_repeat"])]
     if section == "check-scaling":
         return measure.check_scaling_rows(plan["check_scaling_sizes"], plan["check_scaling_repeat"])
+    if section == "check-shapes":
+        return shapes.check_shape_rows(plan["check_shape_sizes"], plan["check_shape_repeat"])
+    if section == "jobs":
+        return jobs.jobs_rows(plan["jobs_files"], plan["jobs_repeat"])
+    if section == "validate-tree":
+        return jobs.validate_tree_rows(plan["validate_tree_files"])
     if section == "check-tree":
         return [measure.check_tree_row(plan["check_tree_files"])]
     if section == "lsp":
@@ -177,8 +198,7 @@ def run_section(section: str, plan: dict) -> list:
 
 
 def corpus_files(generated: int) -> list[tuple[str, bytes]]:
-    real = sorted(SHARED_CORPUS.rglob("*.leviath")) if SHARED_CORPUS.is_dir() else []
-    files = [(str(path), path.read_bytes()) for path in real]
+    files = [(str(path), path.read_bytes()) for path in CORPUS.files]
     return files + generate.corpus(generated)
 
 
@@ -186,14 +206,14 @@ def check_inputs(*, quick: bool) -> list[Path]:
     """The real blueprints (all of them: `check` is judged per file) and the examples; the
     examples only with --quick."""
     examples = sorted((HERE.parent / "blueprints").glob("*.leviath"))
-    if quick or not SHARED_CORPUS.is_dir():
+    if quick or not CORPUS.real:
         return examples
-    return sorted(SHARED_CORPUS.rglob("*.leviath")) + examples
+    return list(CORPUS.files) + examples
 
 
 def process_inputs(work: Path) -> tuple[Path, Path]:
     """The largest real blueprint (else a generated one), and a copy with schema errors."""
-    real = sorted(SHARED_CORPUS.rglob("*.leviath"), key=lambda p: p.stat().st_size) if SHARED_CORPUS.is_dir() else []
+    real = sorted(CORPUS.files, key=lambda p: p.stat().st_size)
     text = real[-1].read_text(encoding="utf-8") if real else generate.corpus(1)[0][1].decode()
     valid = work / "agent.leviath"
     valid.write_text(text, encoding="utf-8")
@@ -230,7 +250,8 @@ def machine_header(quick: bool) -> dict:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "packages": versions,
-        "shared_corpus": SHARED_CORPUS.is_dir(),
+        "shared_corpus": CORPUS.real,
+        "corpus": CORPUS.describe(),
     }
 
 
@@ -239,6 +260,7 @@ def print_header(header: dict) -> None:
     print(f"{header['date']}  commit {header['commit'] or '?'}{'  (quick)' if header['quick'] else ''}")
     print(f"{header['platform']}, {header['cpus']} CPUs (load {load}), {header['implementation']} {header['python']}")
     print("  ".join(f"{name} {version or '-'}" for name, version in header["packages"].items()))
+    print(f"corpus: {header.get('corpus', 'unknown')}")
     print()
 
 

@@ -143,6 +143,7 @@ KEYS: dict[str, ConfigKey] = {
     "prices": ConfigKey(
         "prices", "prices", (), "per provider/model: dollars per million input and output tokens, window, max_output"
     ),
+    "jobs": ConfigKey("jobs", "count", 0, "processes that check a tree's files (0: one per core; 1: no pool)"),
 }
 
 
@@ -168,6 +169,7 @@ class FileConfig:
     respect_gitignore: bool | None = None
     rule_docs_url: str | None = None
     prices: Prices | None = None
+    jobs: int | None = None
     #: How messages name the file (relative to the working directory where it can be).
     display: str = field(default="", compare=False)
 

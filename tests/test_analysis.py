@@ -389,3 +389,24 @@ def test_corpus_runs_are_explored_completely_and_every_trace_replays(path):
     for finding in analysis.findings:
         assert finding.trace is None or verify(ir, finding.trace)
     assert {f.code for f in analysis.findings} <= {"output-can-be-skipped"}
+
+
+def test_the_missing_output_reason_is_written_once_however_many_stages_owe_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hub routing to 30 output leaves: every explored run end that lacks the final output
+    # fails with one reason naming all 30; it is written once per blueprint, not per run end.
+    from compiler.runtime import texts
+
+    leaves = [f"leaf{i}" for i in range(30)]
+    source = '[agent]\nname = "hub"\n\n[stages.hub]\nmode = "autonomous"\nmax_iterations = 3\n'
+    source += "".join(
+        f'[stages.hub.transitions.{leaf}]\ncondition = "llm_choice"\nhint = "{leaf}"\n' for leaf in leaves
+    )
+    source += "".join(
+        f'[stages.{leaf}]\nmode = "output"\nmax_iterations = 2\n[stages.{leaf}.transitions]\n' for leaf in leaves
+    )
+    written = []
+    quoted = texts.quoted
+    monkeypatch.setattr(texts, "quoted", lambda names: written.append(1) or quoted(names))
+    analysis = analyze(blueprint(source))
+    assert analysis.complete and analysis.ceilings is not None and analysis.ceilings.visits == 2
+    assert len(written) == 1

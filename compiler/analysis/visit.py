@@ -412,8 +412,7 @@ def failure_kind(ir: "Blueprint", stage: "Stage", action: Fail) -> str:
         return "cancelled"
     if action.reason == texts.dead_end(stage.name):
         return "dead_end"
-    owed = tables(ir).owed
-    if owed and action.reason == texts.missing_final_output(owed):
+    if action.reason == tables(ir).missing_output:
         return "no_output"
     if any(action.reason == texts.unanswered(p.name) for p in stage.interaction_points):
         return "unanswered"

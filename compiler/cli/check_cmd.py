@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import click
 
@@ -44,11 +45,13 @@ from .options import (
     discovery_options,
     exit_zero_option,
     installation_options,
+    jobs_option,
     rule_options,
     shard_option,
     summary_options,
     watch_option,
 )
+from .pool import CHECK_POOL_MIN, resolve_jobs
 
 
 @click.command("check")
@@ -84,6 +87,7 @@ from .options import (
     metavar="DIR",
     help="Write each counterexample as a scenario that fails until the defect is fixed (DIR/<name>.scenarios.toml).",
 )
+@jobs_option
 @default_max_iterations_option
 @color_option
 def command(
@@ -107,6 +111,7 @@ def command(
     leviath_config: str | None = None,
     leviath_models: str | None = None,
     shard: str | None = None,
+    jobs: int | None = None,
 ) -> None:
     """Validate blueprints, then explore every run each allows: counterexamples and cost ceilings."""
     human_only(REPORTERS[output_format], output_format, statistics=statistics, quiet=quiet)
@@ -135,10 +140,10 @@ def command(
         from .watch import watch as watch_paths
 
         def run_once() -> int:
-            return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+            return _check(paths, overrides, output_format, options, color, max_states, emit_dir, jobs)
 
         watch_paths(paths, overrides, run_once)
-    status = _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+    status = _check(paths, overrides, output_format, options, color, max_states, emit_dir, jobs)
     sys.exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
 
 
@@ -150,8 +155,10 @@ def _check(
     color: str,
     max_states: int | None,
     emit_dir: str | None = None,
+    jobs: int | None = None,
 ) -> int:
-    """One run of `blueprint check`: the report on stdout; the exit status returned."""
+    """One run of `blueprint check`: the report on stdout; the exit status returned.
+    Scenarios are written from each file's analysis, which stays in one process: no pool."""
     finder = ConfigFinder(explicit=overrides.config_file)
     files = find_blueprints(paths, overrides, finder)
     settings = settings_per_file(files, overrides, finder)
@@ -161,12 +168,14 @@ def _check(
     report = Report(output_format, options, settings)
     scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
     failing = False
-    loop = FileLoop(files, lambda path, data: check_bytes(path, data, settings[path], max_states=max_states))
+    workers = resolve_jobs(jobs, finder) if len(files) > 1 and scenarios is None else 1
+    task = _CheckFile(settings, max_states, report, keep=scenarios is not None)
+    loop = FileLoop(files, task, jobs=workers, pool_min=CHECK_POOL_MIN)
     try:
-        for item in loop:
-            failing = failing or item.result.counts.failing(settings[item.result.path].deny_warnings)
-            report.add(item)
-            if scenarios is not None:
+        for piece, item in loop:
+            failing = failing or piece.counts.failing(settings[piece.path].deny_warnings)
+            report.take(piece)
+            if scenarios is not None and item is not None:
                 scenarios.add(item)
             del item  # the file's analysis goes now: the report kept what it shows
     finally:
@@ -176,6 +185,20 @@ def _check(
     if loop.unchecked:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+class _CheckFile:
+    """`check_bytes` on one file, and what the report keeps of it (made in a worker process
+    when there is a pool: only that piece comes back); the result too with `keep`."""
+
+    def __init__(self, settings: dict[str, Settings], max_states: int | None, report: "Report", keep: bool) -> None:
+        self.settings, self.max_states, self.report, self.keep = settings, max_states, report, keep
+        # Loaded before a pool forks, so that no worker imports the analysis itself.
+        from ..analysis import core  # noqa: F401
+
+    def __call__(self, path: str, data: bytes) -> "tuple[Piece, CheckResult | None]":
+        item = check_bytes(path, data, self.settings[path], max_states=self.max_states)
+        return self.report.prepare(item), item if self.keep else None
 
 
 #: The longest counterexample written as a scenario (a scenario lists its steps one by one).
@@ -230,6 +253,23 @@ class ScenarioWriter:
 # --- reports ---------------------------------------------------------------------------------------
 
 
+@dataclass
+class Piece:
+    """What the report keeps of one file's check."""
+
+    path: str
+    counts: Counts
+    fixes: dict
+    #: Written as soon as the file's turn comes (text findings, `github` lines).
+    shown: str | None
+    #: Shown at the end: the text ceilings, the JSON entry, or the findings.
+    kept: Any
+    #: The findings the text statistics and closing lines count.
+    diagnostics: tuple = ()
+    #: The fixes only `--unsafe-fixes` makes (the text marks them).
+    unsafe_fixes: dict = field(default_factory=dict)
+
+
 class Report:
     """The report, written as the files are checked. Of each file only what the report still
     has to show is kept: text and `github` output is written at once (the text ceilings, the
@@ -249,28 +289,35 @@ class Report:
         self.total = Counts()
 
     def add(self, item: CheckResult) -> None:
+        self.take(self.prepare(item))
+
+    def prepare(self, item: CheckResult) -> "Piece":
+        """What the report shows of one file; reads nothing the report gathers, so a worker
+        process can make it."""
         result = item.result
-        self.total = self.total + result.counts
         fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
         if self.format == "text":
             unsafe = suggestion_fixes_of([result], self.settings, fixes)
-            self.diagnostics.extend(result.diagnostics)
-            self.fixes.update(fixes)
-            self.unsafe_fixes.update(unsafe)
-            if self.options.shows_findings:
-                options = replace(self.options, fixes=fixes, unsafe_fixes=unsafe)
-                emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
-                self.kept.append(ceilings_block(item))
-            else:
-                self.kept.append(None)
-        elif self.format == "json":
-            self.kept.append(json_entry(item, fixes))
-        else:
-            slim = replace(result, blueprint=None, source=None, document=None)
-            if self.format == "github":
-                emit(get_reporter("github")([slim], self.options), color=self.options.color)
-            self.fixes.update(fixes)
-            self.kept.append(slim)
+            if not self.options.shows_findings:
+                return Piece(result.path, result.counts, fixes, None, None, result.diagnostics, unsafe)
+            options = replace(self.options, fixes=fixes, unsafe_fixes=unsafe)
+            text = "".join(block + "\n\n" for block in diagnostic_blocks(item, options))
+            return Piece(result.path, result.counts, fixes, text, ceilings_block(item), result.diagnostics, unsafe)
+        if self.format == "json":
+            return Piece(result.path, result.counts, {}, None, json_entry(item, fixes))
+        slim = replace(result, blueprint=None, source=None, document=None)
+        shown = get_reporter("github")([slim], self.options) if self.format == "github" else None
+        return Piece(result.path, result.counts, fixes, shown, slim)
+
+    def take(self, piece: "Piece") -> None:
+        """One file's piece, in the order of the files: written at once or kept for the end."""
+        self.total = self.total + piece.counts
+        self.diagnostics.extend(piece.diagnostics)
+        self.fixes.update(piece.fixes)
+        self.unsafe_fixes.update(piece.unsafe_fixes)
+        if piece.shown is not None:
+            emit(piece.shown, color=self.options.color)
+        self.kept.append(piece.kept)
 
     def finish(self) -> None:
         options = replace(self.options, fixes=self.fixes, unsafe_fixes=self.unsafe_fixes)

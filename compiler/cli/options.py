@@ -146,3 +146,14 @@ shard_option = click.option(
     help="Check only part K of N of the files found (stable and balanced, for a CI matrix; "
     "merge the parts' reports with 'blueprint merge-reports').",
 )
+
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help=(
+        "Check a tree's files in N processes, reported as one process reports them "
+        "(default: BLUEPRINT_JOBS, else `jobs` in the configuration, else one per core; 1: no pool)."
+    ),
+)

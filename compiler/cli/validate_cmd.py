@@ -15,6 +15,7 @@ from .options import (
     discovery_options,
     exit_zero_option,
     installation_options,
+    jobs_option,
     rule_options,
     shard_option,
     summary_options,
@@ -75,6 +76,7 @@ from .validate_run import run_validate
 )
 @watch_option
 @exit_zero_option
+@jobs_option
 @default_max_iterations_option
 @color_option
 def command(**options: Any) -> None:

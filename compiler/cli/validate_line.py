@@ -35,6 +35,7 @@ VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--leviath-models": ("leviath_models", "text"),
     "--leviath-config": ("leviath_config", "text"),
     "--stdin-filename": ("stdin_filename", "text"),
+    "--jobs": ("jobs", "count"),
     "--default-max-iterations": ("default_max_iterations", "count"),
     "--color": ("color", ("auto", "always", "never")),
 }

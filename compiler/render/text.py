@@ -217,10 +217,22 @@ def _finding(diagnostic: Diagnostic, source: SourceFile | None, options: "Report
 def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     """The text reporter (`--format text`): findings (unless quiet), the statistics (when
     asked), the closing lines (unless the statistics were asked for alone)."""
+    return "".join(finding_blocks(result, options) for result in results) + report_tail(results, options)
+
+
+def finding_blocks(result: "FileResult", options: "ReportOptions") -> str:
+    """One file's part of the text report, each finding followed by a blank line (nothing when
+    the findings are not shown): written as soon as the file is checked."""
+    if not options.shows_findings:
+        return ""
+    return "".join(_finding(d, result.source, options) + "\n\n" for d in result.diagnostics)
+
+
+def report_tail(results: Sequence["FileResult"], options: "ReportOptions") -> str:
+    """The end of the text report, after every file's findings: the statistics and the
+    closing lines. Reads only the results' findings and counts, not their sources."""
     diagnostics = [d for result in results for d in result.diagnostics]
     blocks: list[str] = []
-    if options.shows_findings:
-        blocks.extend(_finding(d, result.source, options) for result in results for d in result.diagnostics)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
     if options.shows_closing:

@@ -201,9 +201,9 @@ def _dead_end(run: "Run") -> None:
 
 
 def _terminal(run: "Run", forced: tuple[str, ...] = ()) -> None:
-    owed = run.tables.owed
-    if owed and run.state.final_output is None:
-        fail(run, texts.missing_final_output(owed))
+    missing = run.tables.missing_output
+    if missing is not None and run.state.final_output is None:
+        fail(run, missing)
     else:
         complete(run, "terminal", forced)
 

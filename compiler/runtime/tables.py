@@ -28,7 +28,7 @@ from .policy import (
 from .routing import routing_prompt
 from .stuck import Limits
 from .stuck import limits as limits_of
-from .texts import interpolate
+from .texts import interpolate, missing_final_output
 
 #: An edge with what deciding whether it may be taken needs: (edge, target name, the target's
 #: `max_revisits`, None = unlimited). Edges whose target names no stage are left out: their
@@ -202,7 +202,7 @@ class Tables:
     Holds no strong reference to the blueprint itself, so the cache below cannot keep it alive.
     """
 
-    __slots__ = ("_digest", "limits", "owed", "stages")
+    __slots__ = ("_digest", "limits", "missing_output", "owed", "stages")
 
     def __init__(self, ir: Blueprint) -> None:
         #: Stage name → `max_revisits` (None: unlimited); a name absent here is no stage.
@@ -215,6 +215,9 @@ class Tables:
                 found[stage.name] = resolved
         #: Stages that owe a final output (`output_owed_anywhere`).
         self.owed = output_owed_anywhere(ir)
+        #: Why a run that ends without its owed final output fails (None: nothing is owed),
+        #: written once: it names every owing stage, and each such run's end reads it.
+        self.missing_output = missing_final_output(self.owed) if self.owed else None
         self.stages: dict[str, StageTable] = {name: StageTable(ir, stage, self.limits) for name, stage in found.items()}
         self._digest: str | None = None
 
