@@ -23,6 +23,11 @@ from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_by
 
 if TYPE_CHECKING:
     from .analysis.core import Analysis
+    from .analysis.property_check import Verdict
+    from .parse.source import SourceFile
+
+#: A blueprint's scenario file is named so, beside it (`agent.leviath` → `agent.scenarios.toml`).
+SCENARIO_SUFFIX = ".scenarios.toml"
 
 #: Lint codes that explain an edge no run takes: such an edge is not reported twice.
 EDGE_EXPLAINED_BY = frozenset(
@@ -38,20 +43,34 @@ class CheckResult:
     result: FileResult
     #: None when the file was not analysed (it has errors, did not parse, or the exploration crashed).
     analysis: "Analysis | None"
+    #: The verdict on each property its scenario file declares (none when it was not analysed).
+    properties: "tuple[Verdict, ...]" = ()
+    #: The scenario file the properties were read from (its findings point into it).
+    properties_source: "SourceFile | None" = None
 
 
 def check_bytes(
-    path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
+    path: str,
+    data: bytes,
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    max_states: int | None = None,
+    properties: tuple[str, bytes] | None = None,
 ) -> CheckResult:
     """Validate one file and, when that finds no error, explore its runs (the analysis family).
 
     `max_states` caps the run states explored (default 200,000); what was found is still
-    reported. Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
+    reported. `properties` is the blueprint's scenario file (its path and bytes, see
+    `scenario_file_beside`): its `[[property]]` tables are checked over the same exploration.
+    Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
     """
     from .analysis.core import analyze_cached, release, state_limit
+    from .analysis.property_spec import PropertyRequest, declared_properties, read_properties
     from .analysis.runs import STATE_LIMIT
 
+    request = PropertyRequest(read_properties(*properties)) if properties is not None else None
     token = state_limit.set(max_states or STATE_LIMIT)
+    asked = declared_properties.set(request)
     try:
         result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
         if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
@@ -64,8 +83,11 @@ def check_bytes(
             release(result.blueprint)  # the caller holds the analysis now; the cache must not
     finally:
         state_limit.reset(token)
+        declared_properties.reset(asked)
     kept = _without_repeats(result.diagnostics, analysis, settings)
-    return CheckResult(replace(result, diagnostics=kept), analysis)
+    verdicts = tuple(request.verdicts) if request is not None else ()
+    source = request.file.source if request is not None else None
+    return CheckResult(replace(result, diagnostics=kept), analysis, verdicts, source)
 
 
 def check_text(
@@ -81,8 +103,28 @@ def check_file(
     path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS, *, max_states: int | None = None
 ) -> CheckResult:
     """Check a file on disk. I/O problems (missing, unreadable) raise `OSError`. The
-    `tools/*.rhai` scripts beside it count as its tools (`Settings.for_file`)."""
-    return check_bytes(os.fspath(path), read_blueprint(path), settings.for_file(path), max_states=max_states)
+    `tools/*.rhai` scripts beside it count as its tools (`Settings.for_file`), and the
+    properties of its scenario file are checked (`scenario_file_beside`)."""
+    path = os.fspath(path)
+    return check_bytes(
+        path,
+        read_blueprint(path),
+        settings.for_file(path),
+        max_states=max_states,
+        properties=scenario_file_beside(path),
+    )
+
+
+def scenario_file_beside(path: str) -> tuple[str, bytes] | None:
+    """The scenario file of the blueprint at `path` (`<name>.scenarios.toml` beside it) and its
+    bytes, when there is one that can be read."""
+    folder, name = os.path.split(path)
+    stem = name[: -len(".leviath")] if name.endswith(".leviath") else name
+    scenarios = os.path.join(folder, stem + SCENARIO_SUFFIX)
+    try:
+        return scenarios, read_blueprint(scenarios)
+    except OSError:
+        return None
 
 
 def _with_crash(result: FileResult, exc: Exception) -> FileResult:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.check import check_bytes
+from compiler.check import check_bytes, scenario_file_beside
 from compiler.config import Settings
 from compiler.render import ReportOptions
 from compiler.render.check_report import text_report
@@ -24,9 +24,13 @@ CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
 def render_case(path: Path) -> tuple[str, list[str]]:
+    """The report of a case; a `<case>.scenarios.toml` beside it declares its properties."""
     data = path.read_bytes()
     limit = state_limit_of(data.decode("utf-8", errors="replace"))
-    item = check_bytes(path.relative_to(CASES).as_posix(), data, Settings(), max_states=limit)
+    shown = path.relative_to(CASES).as_posix()
+    beside = scenario_file_beside(str(path))
+    properties = (shown.removesuffix(".leviath") + ".scenarios.toml", beside[1]) if beside is not None else None
+    item = check_bytes(shown, data, Settings(), max_states=limit, properties=properties)
     return text_report([item], ReportOptions()), [d.code for d in item.result.diagnostics]
 
 

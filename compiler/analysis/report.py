@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import format_key_path
@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from .core import Analysis
     from .findings import Finding
+    from .property_check import Verdict
+    from .traces import Trace
 
 UNBOUNDED = "unbounded"
 
@@ -79,8 +81,11 @@ def _why_endless(analysis: "Analysis") -> str:
     return "; ".join(reasons)
 
 
-def analysis_json(analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"]) -> dict | None:
-    """The `analysis` object of a file in the JSON report (None when the file was not analysed)."""
+def analysis_json(
+    analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"], verdicts: Sequence["Verdict"] = ()
+) -> dict | None:
+    """The `analysis` object of a file in the JSON report (None when the file was not analysed),
+    with the verdict on each declared property (`verdicts`) and the run that breaks it."""
     if analysis is None:
         return None
     shown = {(d.code, d.key_path, d.message) for d in diagnostics}
@@ -89,22 +94,42 @@ def analysis_json(analysis: "Analysis | None", diagnostics: Iterable["Diagnostic
         for finding in analysis.findings
         if finding.trace is not None and (finding.code, format_key_path(finding.path), finding.message) in shown
     ]
-    return {
+    traces += [
+        _trace_dict(v.code or "", format_key_path(v.path), None, v.trace)
+        for v in verdicts
+        if v.trace is not None and (v.code, format_key_path(v.path), v.message) in shown
+    ]
+    document = {
         "complete": analysis.complete,
         "run_states": analysis.states,
         "visits_explored": analysis.visits_explored,
         "ceilings": analysis.ceilings.to_dict() if analysis.ceilings is not None else None,
         "traces": traces,
     }
+    if verdicts:
+        document["properties"] = [
+            {
+                "name": v.name,
+                "status": v.status,
+                "code": v.code,
+                "key_path": format_key_path(v.path),
+                "message": v.message,
+            }
+            for v in verdicts
+        ]
+    return document
 
 
 def _trace_json(finding: "Finding") -> dict:
-    trace = finding.trace
-    assert trace is not None
+    assert finding.trace is not None
+    return _trace_dict(finding.code, format_key_path(finding.path), finding.stage, finding.trace)
+
+
+def _trace_dict(code: str, key_path: str, stage: str | None, trace: "Trace") -> dict:
     return {
-        "code": finding.code,
-        "key_path": format_key_path(finding.path),
-        "stage": finding.stage,
+        "code": code,
+        "key_path": key_path,
+        "stage": stage,
         "outcome": trace.outcome,
         "verified": trace.verified,
         "steps": [

@@ -69,7 +69,8 @@ class TraceStep:
 @record
 class Trace:
     steps: tuple[TraceStep, ...]
-    #: What the trace ends in: "complete", "fail:<kind>", or "loop" (back at an earlier state).
+    #: What the trace ends in: "complete", "fail:<kind>", "loop" (back at an earlier state), or
+    #: "enter:<stage>" (the start of a run, up to entering the stage).
     outcome: str
     #: Replaying `events` in a fresh run reproduced the outcome.
     verified: bool = False
@@ -135,8 +136,12 @@ def _grouped(moves: Sequence[Move]) -> list[str]:
 Hop = tuple[int, tuple, int]  # (run-graph node, visit key, exit number)
 
 
-def build(graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = None) -> Trace | None:
-    """Replay `hops` from the start of a run; None if some visit cannot reach its exit."""
+def build(
+    graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = None, enters: bool = False
+) -> Trace | None:
+    """Replay `hops` from the start of a run; None if some visit cannot reach its exit. With
+    `enters`, the trace is the start of a run, up to entering the stage the last hop leads to
+    (its outcome is "enter:<stage>")."""
     ir = graph.ir
     state = graph.start_state
     steps: list[TraceStep] = []
@@ -150,6 +155,8 @@ def build(graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = Non
         moves, produced, state = replayed
         steps.append(TraceStep(stage, visit, tuple(moves), exit.key[:3], merged(produced)))
     outcome = _outcome(steps[-1].exit) if steps and steps[-1].exit[0] != "edge" else "loop"
+    if enters and outcome == "loop":
+        outcome = f"enter:{state.stage}"
     trace = Trace(tuple(steps), outcome, loop_from=loop_from)
     return Trace(trace.steps, outcome, verify(ir, trace, graph), loop_from)
 
@@ -265,6 +272,8 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
         )
     if trace.outcome == "complete":
         return state.status == "complete"
+    if trace.outcome.startswith("enter:"):
+        return not state.terminal and state.stage == trace.outcome[len("enter:") :]
     return state.terminal and state.status in ("error", "cancelled")
 
 

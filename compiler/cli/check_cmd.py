@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import click
 
-from ..check import CheckResult, check_bytes
+from ..check import CheckResult, check_bytes, scenario_file_beside
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
 from ..parse.source import read_blueprint
@@ -150,7 +150,12 @@ def _check(
     report = Report(output_format, options, settings)
     scenarios = ScenarioWriter(emit_dir, settings) if emit_dir is not None else None
     failing = False
-    loop = FileLoop(files, lambda path, data: check_bytes(path, data, settings[path], max_states=max_states))
+    loop = FileLoop(
+        files,
+        lambda path, data: check_bytes(
+            path, data, settings[path], max_states=max_states, properties=scenario_file_beside(path)
+        ),
+    )
     try:
         for item in loop:
             failing = failing or item.result.counts.failing(settings[item.result.path].deny_warnings)
@@ -204,7 +209,8 @@ class ScenarioWriter:
         except OSError as exc:
             raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
         cap = self.settings[item.result.path].default_max_iterations
-        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+        broken = [v for v in item.properties if v.code is not None and (v.code, tuple(v.path)) in shown]
+        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap, broken)
         if added:
             self.out.write(os.path.basename(target), text)
             echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")

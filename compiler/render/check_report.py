@@ -23,8 +23,16 @@ def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
 
     result = item.result
     return [
-        render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes) for d in result.diagnostics
+        render_diagnostic(d, _source_of(item, d), color=options.color, fixable=d in options.fixes)
+        for d in result.diagnostics
     ]
+
+
+def _source_of(item: CheckResult, diagnostic: "Diagnostic"):
+    """The text a finding points into: the blueprint's, or its scenario file's (a property's)."""
+    if diagnostic.file != item.result.path and item.properties_source is not None:
+        return item.properties_source if diagnostic.file == item.properties_source.path else None
+    return item.result.source
 
 
 def ceilings_block(item: CheckResult) -> str:
@@ -36,7 +44,20 @@ def ceilings_block(item: CheckResult) -> str:
         from ..parse.other_files import refusal
 
         return f"{visible(item.result.path)}: not analysed: it {refusal(item.result.diagnostics)}"
-    return ceilings_text(item.result.path, item.analysis)
+    return ceilings_text(item.result.path, item.analysis) + properties_line(item)
+
+
+def properties_line(item: CheckResult) -> str:
+    """How the declared properties fared (none declared: nothing), as the last line of the block."""
+    if not item.properties:
+        return ""
+    held = sum(1 for v in item.properties if v.passed)
+    counts: dict[str, int] = {}
+    for verdict in item.properties:
+        if not verdict.passed:
+            counts[verdict.status] = counts.get(verdict.status, 0) + 1
+    rest = "; " + ", ".join(f"{n} {status}" for status, n in counts.items()) if counts else ""
+    return f"\n  properties: {held} of {len(item.properties)} hold on every run{rest}"
 
 
 def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
@@ -73,7 +94,7 @@ def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict
     from .json import report_document
 
     entry: dict[str, Any] = report_document([item.result], fixes)["files"][0]
-    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics)
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.properties)
     return entry
 
 

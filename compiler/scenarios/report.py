@@ -26,10 +26,14 @@ RIGHT_WIDTH = 72
 
 def failure_diagnostic(path: str, result: ScenarioResult, failure: Failure) -> Diagnostic:
     code = "script-mismatch" if failure.key == "script" else "expectation-failed"
+    if result.scenario.kind == "property":
+        code = failure.key  # property-violated, -vacuous, -unproven or -invalid, as check has it
     return Diagnostic(
         code,
         "error",
-        f"scenario '{result.scenario.name}': {failure.message}",
+        failure.message
+        if result.scenario.kind == "property"
+        else f"scenario '{result.scenario.name}': {failure.message}",
         file=path,
         path=failure.where.path,
         span=failure.where.span,
@@ -84,7 +88,10 @@ def expected_rows(result: ScenarioResult) -> list[str]:
 
 
 def timeline(result: ScenarioResult) -> list[str]:
-    """The script (or expected path) beside the run, one stage visit a row."""
+    """The script (or expected path) beside the run, one stage visit a row; for a broken
+    property, the run that breaks it."""
+    if result.counterexample:
+        return ["   the run that breaks it:", *(visible(f"      {line}") for line in result.counterexample)]
     played = result.played
     if played is None:
         return []
@@ -201,10 +208,12 @@ def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]
                 "scenarios": [
                     {
                         "name": r.scenario.name,
+                        "kind": r.scenario.kind,
                         "line": r.scenario.where.span.line if r.scenario.where.span else None,
                         "passed": r.passed,
                         "failures": [_failure_json(f) for f in r.failures],
                         "run": run_summary(r.played),
+                        **({"counterexample": list(r.counterexample)} if r.counterexample else {}),
                     }
                     for r in outcome.results
                 ],

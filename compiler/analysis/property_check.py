@@ -1,0 +1,342 @@
+"""Declared properties answered over the explored runs: a verdict per property, with the shortest
+run that breaks it.
+
+No property explores anything: each is one breadth-first search of the run graph the other
+findings come from (`runs.RunGraph`), paired with a flag where the property remembers
+something (has `first` been entered yet?), or, for `at_most`, the ceilings and one longest-path
+pass. Breadth first, so the run a violation shows makes the fewest stage visits.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
+
+from compiler.records import record
+
+from ..diagnostics import KeyPath, Span
+from . import traces
+from .ceilings import topological_order
+from .property_spec import Property, PropertyFile, unknown_names
+from .traces import Trace
+
+if TYPE_CHECKING:
+    from .core import Analysis
+    from .runs import RunGraph
+    from .visit_graph import Exit
+
+Hop = tuple[int, tuple, int]
+
+HOLDS, VIOLATED, VACUOUS, UNPROVEN, INVALID = "holds", "violated", "vacuous", "unproven", "invalid"
+#: The rule code of each verdict that is reported.
+CODES = {
+    VIOLATED: "property-violated",
+    VACUOUS: "property-vacuous",
+    UNPROVEN: "property-unproven",
+    INVALID: "property-invalid",
+}
+NO_TOKEN_CEILING = "no token ceiling (the analysis bounds inferences, not the tokens or dollars they use)"
+
+
+@record
+class Verdict:
+    """What the analysis says of one property (or of a `[[property]]` table it cannot read)."""
+
+    name: str
+    status: str
+    message: str
+    path: KeyPath
+    span: Span
+    fix: str | None = None
+    #: The shortest run that breaks the property, replayed through the runner.
+    trace: Trace | None = None
+    #: What a scenario of `trace` expects so that it fails while such a run is possible.
+    expect: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def code(self) -> str | None:
+        return CODES.get(self.status)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == HOLDS
+
+
+def evaluate(analysis: "Analysis", file: PropertyFile) -> list[Verdict]:
+    """Every property of `file` over every run `analysis` explored, in the order written."""
+    ir = analysis.blueprint
+    stages = ir.stage_names
+    tools = tuple(dict.fromkeys(tool for stage in ir.stages for tool in stage.available_tools))
+    search = _Search(analysis)
+    verdicts: list[Verdict] = []
+    by_number = {int(prop.path[1]): prop for prop in file.properties}
+    for number in sorted({*by_number, *file.refused}):
+        refused = file.refused.get(number)
+        if refused is not None:
+            name = refused.name or f"property {number + 1}"
+            verdicts.append(Verdict(name, INVALID, refused.message, refused.path, refused.span, refused.fix))
+            continue
+        prop = by_number[number]
+        problem = unknown_names(prop, stages, tools)
+        if problem is not None:
+            verdicts.append(Verdict(prop.name, INVALID, problem.message, problem.path, problem.span, problem.fix))
+            continue
+        verdicts.append(search.verdict(prop))
+    verdicts.extend(Verdict("", INVALID, p.message, p.path, p.span, p.fix) for p in file.problems if not p.path[1:])
+    return verdicts
+
+
+class _Search:
+    """The searches of one analysis (the topological order is worked out once, for `at_most`)."""
+
+    def __init__(self, analysis: "Analysis") -> None:
+        self.analysis = analysis
+        self.graph: "RunGraph" = analysis.runs
+        self.stage_of = [node[0] for node in self.graph.nodes]
+        self._order: list[int] | None = None
+
+    def verdict(self, prop: Property) -> Verdict:
+        args = prop.args
+        if prop.form == "precedes":
+            return self.precedes(prop, args["first"], args["then"])
+        if prop.form == "never":
+            return self.never(prop, args["tool"], args["before"])
+        if prop.form == "reaches":
+            return self.reaches(prop, args["stage"])
+        return self.at_most(prop)
+
+    # --- the verdicts ------------------------------------------------------------------------------
+
+    def found(
+        self,
+        prop: Property,
+        message: str,
+        hops: list[Hop] | None,
+        expect: dict,
+        *,
+        enters: bool,
+        trace: Trace | None = None,
+    ) -> Verdict:
+        trace = self.trace(hops, enters=enters) if hops else trace
+        return Verdict(
+            prop.name, VIOLATED, f"property '{prop.name}': {message}", prop.path, prop.span, None, trace, expect
+        )
+
+    def unproven(
+        self, prop: Property, why: str, fix: str = "raise --max-states so that every run is explored"
+    ) -> Verdict:
+        message = f"property '{prop.name}' cannot be proven: {why}"
+        return Verdict(prop.name, UNPROVEN, message, prop.path, prop.span, fix)
+
+    def settled(self, prop: Property, vacuous_why: str | None) -> Verdict:
+        """No run breaks `prop`: it holds, or holds vacuously, or (exploration cut short) is unknown."""
+        if not self.analysis.complete:
+            return self.unproven(prop, "the analysis stopped at its state limit before it explored every run")
+        if vacuous_why is not None:
+            message = f"property '{prop.name}' holds only vacuously: {vacuous_why}"
+            return Verdict(prop.name, VACUOUS, message, prop.path, prop.span)
+        return Verdict(prop.name, HOLDS, f"property '{prop.name}' holds on every run", prop.path, prop.span)
+
+    def precedes(self, prop: Property, first: str, then: str) -> Verdict:
+        stage_of = self.stage_of
+        start_seen = stage_of[0] == first
+        if stage_of[0] == then and not start_seen:
+            return self.found(
+                prop, f"every run starts in {quoted(then)}, before any entry of {quoted(first)}", None, {}, enters=True
+            )
+
+        def step(seen: bool, target: int) -> tuple[bool, bool]:
+            return stage_of[target] == then and not seen, seen or stage_of[target] == first
+
+        hops = self.first_bad(start_seen, step)
+        if hops is not None:
+            message = f"a run enters {quoted(then)} before it has entered {quoted(first)}"
+            return self.found(prop, message, hops, {"path_includes": [first]}, enters=True)
+        entered = then in stage_of
+        return self.settled(prop, None if entered else f"no run enters {quoted(then)}")
+
+    def never(self, prop: Property, tool: str, before: str) -> Verdict:
+        offering = {stage.name for stage in self.analysis.blueprint.stages if tool in stage.available_tools}
+        stage_of = self.stage_of
+        if stage_of[0] in offering and stage_of[0] != before:
+            message = f"every run starts in {quoted(stage_of[0])}, which offers {quoted(tool)}, before {quoted(before)}"
+            return self.found(prop, message, None, {}, enters=True)
+
+        def step(passed: bool, target: int) -> tuple[bool, bool]:
+            passed = passed or stage_of[target] == before
+            return not passed and stage_of[target] in offering, passed
+
+        hops = self.first_bad(stage_of[0] == before, step)
+        if hops is not None:
+            stage = stage_of[self.landing(hops)]
+            message = f"a run can call {quoted(tool)} in {quoted(stage)} before it enters {quoted(before)}"
+            return self.found(prop, message, hops, {"path_includes": [before]}, enters=True)
+        offered = any(stage in offering for stage in stage_of)
+        return self.settled(prop, None if offered else f"no stage a run enters offers {quoted(tool)}")
+
+    def reaches(self, prop: Property, stage: str) -> Verdict:
+        graph, stage_of = self.graph, self.stage_of
+        completes = False
+        start = (0, stage_of[0] == stage)
+        parents: dict[tuple[int, bool], tuple[tuple[int, bool], Hop] | None] = {start: None}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            node, seen = state
+            key = graph.visit_keys[node]
+            for number, target in graph.out[node]:
+                if type(target) is not int:
+                    if target.kind == "complete":  # type: ignore[union-attr]
+                        completes = True
+                        if not seen:
+                            hops = [*_hops(parents, state), (node, key, number)]
+                            message = f"a run completes without entering {quoted(stage)}"
+                            return self.found(prop, message, hops, {"path_includes": [stage]}, enters=False)
+                    continue
+                following = (target, seen or stage_of[target] == stage)
+                if following not in parents:
+                    parents[following] = (state, (node, key, number))
+                    queue.append(following)
+        return self.settled(prop, None if completes else "no run completes")
+
+    def at_most(self, prop: Property) -> Verdict:
+        limits, ceilings = prop.args, self.analysis.ceilings
+        over: list[str] = []
+        hops: list[Hop] | None = None
+        loop: Trace | None = None
+        expect: dict[str, Any] = {}
+        missing: list[str] = []
+        if ceilings is None:
+            return self.unproven(prop, "the analysis stopped at its state limit before it explored every run")
+        if "inferences" in limits:
+            most = ceilings.inferences
+            if most is None:
+                over.append(f"a run's inferences have no ceiling ({self.unbounded_why()})")
+                loop = loop or self.loop_trace()
+            elif most > limits["inferences"]:
+                over.append(f"a run can make {most:,} inferences, more than {limits['inferences']:,}")
+                hops = hops or self.heaviest(lambda node, exit, target: exit.max_calls)
+        per_stage = {c.stage: c for c in ceilings.stages}
+        for stage, allowed in limits.get("visits", {}).items():
+            most = per_stage[stage].visits
+            if most is None:
+                over.append(f"a run can enter {quoted(stage)} any number of times (a loop passes through it)")
+                loop = loop or self.loop_trace(stage)
+            elif most > allowed:
+                over.append(f"a run can enter {quoted(stage)} {most:,} times, more than {allowed:,}")
+                found = self.heaviest(self.entries_of(stage))
+                if found and not expect:  # a run that enters the stage too often beats a costly one
+                    hops, expect = found, {"visits": {stage: f"<= {allowed}"}}
+        missing += [key for key in ("tokens", "cost_usd") if key in limits]
+        if over:
+            note = f" (and {', '.join(missing)} cannot be proven: {NO_TOKEN_CEILING})" if missing else ""
+            return self.found(prop, "; ".join(over) + note, hops, expect, enters=False, trace=None if hops else loop)
+        if missing:
+            fix = "limit what the analysis bounds instead: at_most.inferences and at_most.visits"
+            return self.unproven(prop, f"{' and '.join(missing)}: {NO_TOKEN_CEILING}", fix)
+        return self.settled(prop, None)
+
+    # --- searches ----------------------------------------------------------------------------------
+
+    def first_bad(self, start: bool, step: Callable[[bool, int], tuple[bool, bool]]) -> list[Hop] | None:
+        """The hops of the fewest visits to an entry `step` calls bad. `step(flag, target)` says
+        whether entering `target` with `flag` is bad, and the flag after the entry."""
+        graph = self.graph
+        first = (0, start)
+        parents: dict[tuple[int, bool], tuple[tuple[int, bool], Hop] | None] = {first: None}
+        queue = deque([first])
+        while queue:
+            state = queue.popleft()
+            node, flag = state
+            key = graph.visit_keys[node]
+            for number, target in graph.out[node]:
+                if type(target) is not int:
+                    continue
+                bad, after = step(flag, target)
+                if bad:
+                    return [*_hops(parents, state), (node, key, number)]
+                following = (target, after)
+                if following not in parents:
+                    parents[following] = (state, (node, key, number))
+                    queue.append(following)
+        return None
+
+    def landing(self, hops: list[Hop]) -> int:
+        node, _, number = hops[-1]
+        return next(target for n, target in self.graph.out[node] if n == number)  # type: ignore[return-value]
+
+    def heaviest(self, weight: Callable[[int, "Exit", object], float]) -> list[Hop] | None:
+        """The hops of a run with the most total `weight` (the fewest visits among such runs),
+        on a run graph without cycles; None when it has one."""
+        graph = self.graph
+        if self._order is None:
+            self._order = topological_order(graph, graph.successors) or []
+        if not self._order:
+            return None
+        count = len(graph.nodes)
+        best: list[tuple[float, int]] = [(0, 0)] * count
+        choice: list[tuple[int, object] | None] = [None] * count
+        for node in reversed(self._order):
+            exits = graph.visits[graph.visit_keys[node]].exits if graph.visit_keys[node] else []
+            top: tuple[float, int] | None = None
+            for number, target in graph.out[node]:
+                gained = weight(node, exits[number], target)
+                after = best[target] if type(target) is int else (0, 0)
+                value = (gained + after[0], after[1] - 1)  # heavier first, then fewer visits
+                if top is None or value > top:
+                    top, choice[node] = value, (number, target)
+            best[node] = top or (0, 0)
+        hops: list[Hop] = []
+        node = 0
+        picked = choice[node]
+        while picked is not None:
+            number, reached = picked
+            hops.append((node, graph.visit_keys[node], number))
+            if not isinstance(reached, int):
+                break
+            node = reached
+            picked = choice[node]
+        return hops
+
+    def entries_of(self, stage: str) -> Callable[[int, "Exit", object], float]:
+        """The weight of a hop that counts the entries of `stage`."""
+        stage_of = self.stage_of
+        return lambda node, exit, target: int(type(target) is int and stage_of[target] == stage)
+
+    def loop_trace(self, stage: str | None = None) -> Trace | None:
+        """The run into an endless loop `run-can-loop-forever` shows (one whose lap passes
+        through `stage`, when given)."""
+        for finding in self.analysis.findings:
+            trace = finding.trace
+            if finding.code != "run-can-loop-forever" or trace is None:
+                continue
+            if stage is None or any(step.stage == stage for step in trace.steps[trace.loop_from or 0 :]):
+                return trace
+        return None
+
+    def unbounded_why(self) -> str:
+        ceilings = self.analysis.ceilings
+        if ceilings is not None and ceilings.endless:
+            names = ", ".join(quoted(name) for name in ceilings.endless)
+            return f"a visit of {names} has no iteration limit"
+        return "a run can go round a loop for ever, see run-can-loop-forever"
+
+    def trace(self, hops: list[Hop], *, enters: bool) -> Trace | None:
+        trace = traces.build(self.graph, hops, enters=enters)
+        return trace if trace is not None and trace.verified else None
+
+
+def quoted(name: str) -> str:
+    return f"'{name}'"
+
+
+def _hops(parents: dict, state: tuple) -> list[Hop]:
+    out: list[Hop] = []
+    link = parents[state]
+    while link is not None:
+        state, hop = link
+        out.append(hop)
+        link = parents[state]
+    return out[::-1]
