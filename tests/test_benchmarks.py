@@ -31,6 +31,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "scaling: time per stage",
         "scaling: one",
         "check:",
+        "check properties:",
         "runner: step",
         "runner: RunState",
         "lsp:",

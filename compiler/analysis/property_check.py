@@ -2,14 +2,14 @@
 run that breaks it.
 
 No property explores anything: each is one breadth-first search of the run graph the other
-findings come from (`runs.RunGraph`), paired with a flag where the property remembers
-something (has `first` been entered yet?), or, for `at_most`, the ceilings and one longest-path
-pass. Breadth first, so the run a violation shows makes the fewest stage visits.
+findings come from (`runs.RunGraph`), which stops where a run can no longer break the property
+(once it has entered `first`, `before`, or the stage `reaches` names), or, for `at_most`, the
+ceilings and one longest-path pass over their topological order. Breadth first, so the run a
+violation shows makes the fewest stage visits.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
@@ -18,14 +18,12 @@ from compiler.records import record
 
 from ..diagnostics import KeyPath, Span
 from . import traces
-from .ceilings import topological_order
 from .property_spec import Property, PropertyFile, unknown_names
 from .traces import Trace
 
 if TYPE_CHECKING:
     from .core import Analysis
     from .runs import RunGraph
-    from .visit_graph import Exit
 
 Hop = tuple[int, tuple, int]
 
@@ -141,16 +139,12 @@ class _Search:
 
     def precedes(self, prop: Property, first: str, then: str) -> Verdict:
         stage_of = self.stage_of
-        start_seen = stage_of[0] == first
-        if stage_of[0] == then and not start_seen:
+        if stage_of[0] == then and then != first:
             return self.found(
                 prop, f"every run starts in {quoted(then)}, before any entry of {quoted(first)}", None, {}, enters=True
             )
-
-        def step(seen: bool, target: int) -> tuple[bool, bool]:
-            return stage_of[target] == then and not seen, seen or stage_of[target] == first
-
-        hops = self.first_bad(start_seen, step)
+        # Once `first` is entered, no entry of `then` can break the property: the search stops there.
+        hops = self.first_entry({then}, first) if stage_of[0] != first else None
         if hops is not None:
             message = f"a run enters {quoted(then)} before it has entered {quoted(first)}"
             return self.found(prop, message, hops, {"path_includes": [first]}, enters=True)
@@ -159,46 +153,40 @@ class _Search:
 
     def never(self, prop: Property, tool: str, before: str) -> Verdict:
         offering = {stage.name for stage in self.analysis.blueprint.stages if tool in stage.available_tools}
+        offering.discard(before)  # a call there comes after entering `before`
         stage_of = self.stage_of
-        if stage_of[0] in offering and stage_of[0] != before:
+        if stage_of[0] in offering:
             message = f"every run starts in {quoted(stage_of[0])}, which offers {quoted(tool)}, before {quoted(before)}"
             return self.found(prop, message, None, {}, enters=True)
-
-        def step(passed: bool, target: int) -> tuple[bool, bool]:
-            passed = passed or stage_of[target] == before
-            return not passed and stage_of[target] in offering, passed
-
-        hops = self.first_bad(stage_of[0] == before, step)
+        hops = self.first_entry(offering, before) if stage_of[0] != before else None
         if hops is not None:
             stage = stage_of[self.landing(hops)]
             message = f"a run can call {quoted(tool)} in {quoted(stage)} before it enters {quoted(before)}"
             return self.found(prop, message, hops, {"path_includes": [before]}, enters=True)
-        offered = any(stage in offering for stage in stage_of)
+        offered = not offering.isdisjoint(stage_of) or (before in stage_of and tool in self.offered(before))
         return self.settled(prop, None if offered else f"no stage a run enters offers {quoted(tool)}")
+
+    def offered(self, stage: str) -> tuple[str, ...]:
+        found = self.analysis.blueprint.stage(stage)
+        return found.available_tools if found is not None else ()
 
     def reaches(self, prop: Property, stage: str) -> Verdict:
         graph, stage_of = self.graph, self.stage_of
-        completes = False
-        start = (0, stage_of[0] == stage)
-        parents: dict[tuple[int, bool], tuple[tuple[int, bool], Hop] | None] = {start: None}
-        queue = deque([start])
-        while queue:
-            state = queue.popleft()
-            node, seen = state
-            key = graph.visit_keys[node]
-            for number, target in graph.out[node]:
-                if type(target) is not int:
-                    if target.kind == "complete":  # type: ignore[union-attr]
-                        completes = True
-                        if not seen:
-                            hops = [*_hops(parents, state), (node, key, number)]
+        if stage_of[0] != stage:
+            # Runs that have entered `stage` cannot break the property: the search stops there.
+            parents, queue = self.start_search()
+            for node in queue:
+                key = graph.visit_keys[node]
+                for number, target in graph.out[node]:
+                    if type(target) is not int:
+                        if target.kind == "complete":  # type: ignore[union-attr]
+                            hops = [*self.path(parents, node), (node, key, number)]
                             message = f"a run completes without entering {quoted(stage)}"
                             return self.found(prop, message, hops, {"path_includes": [stage]}, enters=False)
-                    continue
-                following = (target, seen or stage_of[target] == stage)
-                if following not in parents:
-                    parents[following] = (state, (node, key, number))
-                    queue.append(following)
+                    elif parents[target] is None and stage_of[target] != stage:
+                        parents[target] = (node, number)
+                        queue.append(target)
+        completes = any(type(t) is not int and t.kind == "complete" for edges in graph.out for _, t in edges)  # type: ignore[union-attr]
         return self.settled(prop, None if completes else "no run completes")
 
     def at_most(self, prop: Property) -> Verdict:
@@ -217,7 +205,7 @@ class _Search:
                 loop = loop or self.loop_trace()
             elif most > limits["inferences"]:
                 over.append(f"a run can make {most:,} inferences, more than {limits['inferences']:,}")
-                hops = hops or self.heaviest(lambda node, exit, target: exit.max_calls)
+                hops = hops or self.heaviest(lambda node, calls: calls)
         per_stage = {c.stage: c for c in ceilings.stages}
         for stage, allowed in limits.get("visits", {}).items():
             most = per_stage[stage].visits
@@ -240,70 +228,97 @@ class _Search:
 
     # --- searches ----------------------------------------------------------------------------------
 
-    def first_bad(self, start: bool, step: Callable[[bool, int], tuple[bool, bool]]) -> list[Hop] | None:
-        """The hops of the fewest visits to an entry `step` calls bad. `step(flag, target)` says
-        whether entering `target` with `flag` is bad, and the flag after the entry."""
-        graph = self.graph
-        first = (0, start)
-        parents: dict[tuple[int, bool], tuple[tuple[int, bool], Hop] | None] = {first: None}
-        queue = deque([first])
-        while queue:
-            state = queue.popleft()
-            node, flag = state
-            key = graph.visit_keys[node]
-            for number, target in graph.out[node]:
-                if type(target) is not int:
+    def start_search(self) -> tuple[list[tuple[int, int] | None], list[int]]:
+        """The parent links (node → (parent, exit number); the start links to itself) and the
+        queue of a breadth-first search from the start, which the caller appends to as it goes."""
+        parents: list[tuple[int, int] | None] = [None] * len(self.graph.nodes)
+        parents[0] = (0, -1)
+        return parents, [0]
+
+    def path(self, parents: list[tuple[int, int] | None], node: int) -> list[Hop]:
+        """The hops from the start to `node` along the search's parent links."""
+        keys, hops = self.graph.visit_keys, []
+        while node:
+            link = parents[node]
+            assert link is not None
+            parent, number = link
+            hops.append((parent, keys[parent], number))
+            node = parent
+        return hops[::-1]
+
+    def first_entry(self, wanted: set[str], barrier: str) -> list[Hop] | None:
+        """The hops of the fewest visits to an entry of a stage in `wanted` by a run that has not
+        entered `barrier` (runs that have are not followed); None when there is none."""
+        graph, stage_of = self.graph, self.stage_of
+        out = graph.out
+        parents, queue = self.start_search()
+        for node in queue:
+            for number, target in out[node]:
+                if type(target) is not int or parents[target] is not None:
                     continue
-                bad, after = step(flag, target)
-                if bad:
-                    return [*_hops(parents, state), (node, key, number)]
-                following = (target, after)
-                if following not in parents:
-                    parents[following] = (state, (node, key, number))
-                    queue.append(following)
+                stage = stage_of[target]
+                if stage in wanted:
+                    return [*self.path(parents, node), (node, graph.visit_keys[node], number)]
+                if stage != barrier:
+                    parents[target] = (node, number)
+                    queue.append(target)
         return None
 
     def landing(self, hops: list[Hop]) -> int:
         node, _, number = hops[-1]
         return next(target for n, target in self.graph.out[node] if n == number)  # type: ignore[return-value]
 
-    def heaviest(self, weight: Callable[[int, "Exit", object], float]) -> list[Hop] | None:
-        """The hops of a run with the most total `weight` (the fewest visits among such runs),
-        on a run graph without cycles; None when it has one."""
+    def heaviest(self, weights: Callable[[int, list[int | float]], list[int | float]]) -> list[Hop] | None:
+        """The hops of a run with the most total weight (the fewest visits among such runs), on
+        a run graph without cycles; None when it has one. `weights(node, calls)` gives the
+        weight of each of the node's edges, from the most inferences of each exit (`calls`)."""
         graph = self.graph
         if self._order is None:
-            self._order = topological_order(graph, graph.successors) or []
+            self._order = self.analysis.order or []
         if not self._order:
             return None
         count = len(graph.nodes)
-        best: list[tuple[float, int]] = [(0, 0)] * count
-        choice: list[tuple[int, object] | None] = [None] * count
+        out, keys = graph.out, graph.visit_keys
+        calls = {key: [exit.max_calls for exit in result.exits] for key, result in graph.visits.items()}
+        best: list[int | float] = [0] * count
+        length = [0] * count
+        choice: list[int] = [-1] * count  # the edge (its place in `out[node]`) a heaviest run takes
         for node in reversed(self._order):
-            exits = graph.visits[graph.visit_keys[node]].exits if graph.visit_keys[node] else []
-            top: tuple[float, int] | None = None
-            for number, target in graph.out[node]:
-                gained = weight(node, exits[number], target)
-                after = best[target] if type(target) is int else (0, 0)
-                value = (gained + after[0], after[1] - 1)  # heavier first, then fewer visits
-                if top is None or value > top:
-                    top, choice[node] = value, (number, target)
-            best[node] = top or (0, 0)
+            edges = out[node]
+            gained = weights(node, calls.get(keys[node], []))
+            top: int | float = -1
+            shortest, pick = 0, -1
+            for place, (number, target) in enumerate(edges):
+                value, steps = gained[number], 1
+                if type(target) is int:
+                    value += best[target]
+                    steps += length[target]
+                if value > top or (value == top and steps < shortest):
+                    top, shortest, pick = value, steps, place
+            if pick >= 0:
+                best[node], length[node], choice[node] = top, shortest, pick
         hops: list[Hop] = []
         node = 0
-        picked = choice[node]
-        while picked is not None:
-            number, reached = picked
-            hops.append((node, graph.visit_keys[node], number))
+        while choice[node] >= 0:
+            number, reached = out[node][choice[node]]
+            hops.append((node, keys[node], number))
             if not isinstance(reached, int):
                 break
             node = reached
-            picked = choice[node]
         return hops
 
-    def entries_of(self, stage: str) -> Callable[[int, "Exit", object], float]:
-        """The weight of a hop that counts the entries of `stage`."""
-        stage_of = self.stage_of
-        return lambda node, exit, target: int(type(target) is int and stage_of[target] == stage)
+    def entries_of(self, stage: str) -> Callable[[int, list[int | float]], list[int | float]]:
+        """Edge weights that count the entries of `stage`."""
+        stage_of, out = self.stage_of, self.graph.out
+
+        def weights(node: int, calls: list[int | float]) -> list[int | float]:
+            gained: list[int | float] = [0] * len(calls)
+            for number, target in out[node]:
+                if type(target) is int and stage_of[target] == stage:
+                    gained[number] = 1
+            return gained
+
+        return weights
 
     def loop_trace(self, stage: str | None = None) -> Trace | None:
         """The run into an endless loop `run-can-loop-forever` shows (one whose lap passes
@@ -330,13 +345,3 @@ class _Search:
 
 def quoted(name: str) -> str:
     return f"'{name}'"
-
-
-def _hops(parents: dict, state: tuple) -> list[Hop]:
-    out: list[Hop] = []
-    link = parents[state]
-    while link is not None:
-        state, hop = link
-        out.append(hop)
-        link = parents[state]
-    return out[::-1]
