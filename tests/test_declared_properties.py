@@ -269,3 +269,18 @@ def test_the_pytest_plugin_collects_properties(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed" in done.stdout and "agents/agent.scenarios.toml::review before publish" in done.stdout
     assert "error[property-violated]" in done.stdout
+
+
+def test_every_format_puts_a_property_in_the_scenario_file(tmp_path: Path) -> None:
+    folder = project(tmp_path, EARLY, EARLY_PROPERTIES)
+    document = json.loads(invoke("check", "--format", "json", "agent.leviath", cwd=folder).output)
+    jsonschema.validate(document, REPORT_SCHEMA)
+    findings = document["files"][0]["diagnostics"]
+    assert {f.get("file") for f in findings if f["code"] == "property-violated"} == {"agent.scenarios.toml"}
+    assert all("file" not in f for f in findings if f["code"] != "property-violated")
+    sarif = json.loads(invoke("check", "--format", "sarif", "agent.leviath", cwd=folder).output)
+    result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "property-violated")
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "agent.scenarios.toml"
+    assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "agent.leviath"
+    github = invoke("check", "--format", "github", "agent.leviath", cwd=folder).output
+    assert "::error file=agent.scenarios.toml,line=4," in github
