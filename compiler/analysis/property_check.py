@@ -35,6 +35,7 @@ CODES = {
     UNPROVEN: "property-unproven",
     INVALID: "property-invalid",
 }
+MISSING: Any = object()
 NO_TOKEN_CEILING = "no token ceiling (the analysis bounds inferences, not the tokens or dollars they use)"
 
 
@@ -62,12 +63,14 @@ class Verdict:
         return self.status == HOLDS
 
 
-def evaluate(analysis: "Analysis", file: PropertyFile) -> list[Verdict]:
-    """Every property of `file` over every run `analysis` explored, in the order written."""
+def evaluate(analysis: "Analysis", file: PropertyFile, cost_of: "Callable[[], Any] | None" = None) -> list[Verdict]:
+    """Every property of `file` over every run `analysis` explored, in the order written.
+    `cost_of()` gives a run's worst case in tokens and dollars (`tokens.RunCost`), asked only
+    when a property limits them; without it they cannot be proven."""
     ir = analysis.blueprint
     stages = ir.stage_names
     tools = tuple(dict.fromkeys(tool for stage in ir.stages for tool in stage.available_tools))
-    search = _Search(analysis)
+    search = _Search(analysis, cost_of)
     verdicts: list[Verdict] = []
     by_number = {int(prop.path[1]): prop for prop in file.properties}
     for number in sorted({*by_number, *file.refused}):
@@ -89,8 +92,10 @@ def evaluate(analysis: "Analysis", file: PropertyFile) -> list[Verdict]:
 class _Search:
     """The searches of one analysis (the topological order is worked out once, for `at_most`)."""
 
-    def __init__(self, analysis: "Analysis") -> None:
+    def __init__(self, analysis: "Analysis", cost_of: "Callable[[], Any] | None" = None) -> None:
         self.analysis = analysis
+        self.cost_of = cost_of
+        self._cost: Any = MISSING
         self.graph: "RunGraph" = analysis.runs
         self.stage_of = [node[0] for node in self.graph.nodes]
         self._order: list[int] | None = None
@@ -217,14 +222,40 @@ class _Search:
                 found = self.heaviest(self.entries_of(stage))
                 if found and not expect:  # a run that enters the stage too often beats a costly one
                     hops, expect = found, {"visits": {stage: f"<= {allowed}"}}
-        missing += [key for key in ("tokens", "cost_usd") if key in limits]
+        for key in ("tokens", "cost_usd"):
+            if key not in limits:
+                continue
+            cost = self.cost()
+            if cost is None:
+                missing.append(f"{key}: {NO_TOKEN_CEILING}")
+                continue
+            value, why = (cost.tokens, cost.why) if key == "tokens" else (cost.cost_usd, cost.cost_why)
+            limit = limits[key]
+            if value is None and ceilings.inferences is None:
+                over.append(
+                    f"a run's {'tokens' if key == 'tokens' else 'cost'} has no ceiling ({self.unbounded_why()})"
+                )
+                loop = loop or self.loop_trace()
+            elif value is None:
+                missing.append(f"{key}: {why or 'no ceiling'}")
+            elif value > limit:
+                shown = f"{value:,} tokens" if key == "tokens" else f"${value:,.2f}"
+                bound = f"{limit:,}" if key == "tokens" else f"${limit:,.2f}"
+                over.append(f"a run can spend up to {shown} (its worst case), more than {bound}")
         if over:
-            note = f" (and {', '.join(missing)} cannot be proven: {NO_TOKEN_CEILING})" if missing else ""
+            note = f" ({'; '.join(missing)}: cannot be proven)" if missing else ""
             return self.found(prop, "; ".join(over) + note, hops, expect, enters=False, trace=None if hops else loop)
         if missing:
-            fix = "limit what the analysis bounds instead: at_most.inferences and at_most.visits"
-            return self.unproven(prop, f"{' and '.join(missing)}: {NO_TOKEN_CEILING}", fix)
+            fix = "give the models their windows and prices (docs/check.md), or limit inferences and visits instead"
+            return self.unproven(prop, "; ".join(missing), fix)
         return self.settled(prop, None)
+
+    def cost(self) -> Any:
+        """The worst case of a run in tokens and dollars (`tokens.RunCost`), worked out once;
+        None when the caller gave no way to work it out."""
+        if self._cost is MISSING:
+            self._cost = self.cost_of() if self.cost_of is not None else None
+        return self._cost
 
     # --- searches ----------------------------------------------------------------------------------
 
