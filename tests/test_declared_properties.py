@@ -284,3 +284,36 @@ def test_every_format_puts_a_property_in_the_scenario_file(tmp_path: Path) -> No
     assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "agent.leviath"
     github = invoke("check", "--format", "github", "agent.leviath", cwd=folder).output
     assert "::error file=agent.scenarios.toml,line=4," in github
+
+
+def test_tokens_and_dollars_are_compared_with_the_worst_case_when_it_is_known() -> None:
+    from types import SimpleNamespace
+
+    from compiler import load
+    from compiler.analysis import analyze
+    from compiler.analysis.property_check import evaluate
+
+    analysis = analyze(load(REVIEWED))
+    file = read_properties(
+        "a.scenarios.toml",
+        b'[[property]]\nname = "t"\nat_most = { tokens = 1000 }\n'
+        b'[[property]]\nname = "c"\nat_most = { cost_usd = 2.5 }\n'
+        b'[[property]]\nname = "both"\nat_most = { tokens = 10000000, cost_usd = 100 }\n',
+    )
+    cost = SimpleNamespace(tokens=250_000, cost_usd=None, why="", cost_why="no price for anthropic/claude-sonnet-4-6")
+    found = {v.name: (v.status, v.message) for v in evaluate(analysis, file, lambda: cost)}
+    assert found["t"] == (
+        "violated",
+        "property 't': a run can spend up to 250,000 tokens (its worst case), more than 1,000",
+    )
+    assert found["c"] == (
+        "unproven",
+        "property 'c' cannot be proven: cost_usd: no price for anthropic/claude-sonnet-4-6",
+    )
+    assert found["both"][0] == "unproven"
+    cost.cost_usd = 1.25
+    assert {v.name: v.status for v in evaluate(analysis, file, lambda: cost)} == {
+        "t": "violated",
+        "c": "holds",
+        "both": "holds",
+    }
