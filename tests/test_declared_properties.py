@@ -227,7 +227,7 @@ def test_blueprint_test_runs_each_property_as_a_test(tmp_path: Path) -> None:
     assert "PASS agent.scenarios.toml::review before publish" in text
     assert "FAIL agent.scenarios.toml::never drafts twice" in text
     assert "error[property-violated] property 'never drafts twice': a run can enter 'draft' 2 times" in text
-    assert "the run that breaks it:" in text and "Ran 5 scenarios in 1 file: 4 passed, 1 failed" in text
+    assert "the run that breaks it:" in text and "Ran 0 scenarios and 5 properties in 1 file: 4 passed, 1 failed" in text
     document = json.loads(invoke("test", "--format", "json", cwd=folder).output)
     entries = document["files"][0]["scenarios"]
     assert {e["kind"] for e in entries} == {"property"} and [e["passed"] for e in entries][-1] is False
@@ -235,7 +235,7 @@ def test_blueprint_test_runs_each_property_as_a_test(tmp_path: Path) -> None:
     junit = invoke("test", "--format", "junit", cwd=folder).output
     assert junit.count("<testcase") == 5 and junit.count("<failure") == 1
     selected = invoke("test", "-k", "twice", cwd=folder).output
-    assert "Ran 1 scenario in 1 file: 0 passed, 1 failed" in selected
+    assert "Ran 0 scenarios and 1 property in 1 file: 0 passed, 1 failed" in selected
 
 
 def test_vacuous_unproven_and_invalid_properties_fail_as_tests(tmp_path: Path) -> None:

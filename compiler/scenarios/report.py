@@ -159,7 +159,12 @@ def totals(outcomes: Sequence[FileOutcome]) -> dict[str, int]:
 def summary_line(outcomes: Sequence[FileOutcome]) -> str:
     t = totals(outcomes)
     files = f"{t['files']} file{'s' if t['files'] != 1 else ''}"
-    line = f"Ran {t['scenarios']} scenario{'s' if t['scenarios'] != 1 else ''} in {files}: {t['passed']} passed, {t['failed']} failed"
+    properties = sum(1 for o in outcomes for r in o.results if r.scenario.kind == "property")
+    scenarios = t["scenarios"] - properties
+    ran = f"{scenarios} scenario{'s' if scenarios != 1 else ''}"
+    if properties:
+        ran += f" and {properties} propert{'ies' if properties != 1 else 'y'}"
+    line = f"Ran {ran} in {files}: {t['passed']} passed, {t['failed']} failed"
     if t["problems"]:
         line += f"; {t['problems']} problem{'s' if t['problems'] != 1 else ''} in the files"
     return line
