@@ -18,7 +18,8 @@ One run measures, on the same inputs:
    the server's memory over many edits (`lsp.py`);
 7. the hosts: the reference host's overhead per step beyond `step` (MemoryStore, SqliteStore),
    and on a Temporal server of its own the time per stage inference and runs per second with
-   several runs at once (`hosting.py`; skipped without temporalio or the `temporal` binary).
+   several runs at once (`hosting.py`; skipped without temporalio or the `temporal` binary);
+8. `blueprint run` on 100,000 events: its peak memory per output format (`streams.py`).
 
 `--quick` runs tiny sizes (seconds, for a smoke test) and writes only where `--out` says.
 docs/performance.md explains every row. Run from the root of a checkout.
@@ -67,6 +68,7 @@ PLAN = {
     "temporal_inferences": (20, 3),
     "temporal_concurrent": (8, 2),
     "temporal_repeat": (3, 1),
+    "run_memory_events": (100000, 2000),
 }
 
 
@@ -82,6 +84,7 @@ SECTIONS = (
     "lsp",
     "host",
     "temporal",
+    "run-memory",
 )
 
 
@@ -174,6 +177,10 @@ def run_section(section: str, plan: dict) -> list:
         import hosting
 
         return hosting.temporal_rows(plan["temporal_inferences"], plan["temporal_concurrent"], plan["temporal_repeat"])
+    if section == "run-memory":
+        import streams
+
+        return streams.run_memory_rows(plan["run_memory_events"])
     return measure.runner_rows(plan["runner_events"], plan["runner_repeat"])
 
 

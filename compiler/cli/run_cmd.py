@@ -73,7 +73,8 @@ def command(
     from ..pipeline import validate_bytes
     from ..render.text import render_report
     from ..runtime.leviath_log import RunLog
-    from ..runtime.timeline import render_json, render_text, replay
+    from ..runtime.timeline import render_json, render_text
+    from ..runtime.timeline import replay as replay_trace
 
     data, settings = read_with_settings(str(path), Overrides(default_max_iterations=default_max_iterations))
     result = validate_bytes(str(path), data, settings)
@@ -87,7 +88,11 @@ def command(
     stdin = str(events_path) == "-"
     shown = "<stdin>" if stdin else str(events_path)
     ir = result.blueprint
-    recorded = read_recording(None if stdin else events_path, shown, events_format)
+    source = None if stdin else events_path
+    if scenario_path is None and temporal_address is None:
+        status = _stream(ctx, ir, source, shown, events_format, run_id, output_format, unattended, settings)
+        ctx.exit(status)
+    recorded = read_recording(source, shown, events_format)
     if isinstance(recorded, RunLog):
         _refuse_agent_options(
             shown, unattended=unattended, scenario=scenario_path is not None, temporal=temporal_address is not None
@@ -98,6 +103,7 @@ def command(
         raise CliError(f"--run-id chooses a run of a Leviath log, and '{shown}' is an agent stream")
     events, skipped, skipped_lines = recorded
 
+    replay = replay_trace
     if temporal_address is not None:  # the same trace, made by a workflow on that server
         from .temporal_run import on_temporal
 
@@ -123,6 +129,64 @@ def command(
             settings.default_max_iterations,
         )
     ctx.exit(EXIT_OK if trace.state.status == "complete" else EXIT_FINDINGS)
+
+
+#: Characters of the timeline written at a time.
+_BLOCK = 1 << 16
+
+
+def _stream(
+    ctx: click.Context,
+    ir,
+    source: Path | None,
+    shown: str,
+    events_format: str,
+    run_id: str | None,
+    output_format: str,
+    unattended: bool,
+    settings,
+) -> int:
+    """The replay with nothing kept: each event is read, stepped and written out in turn, so a
+    stream of any length runs in constant memory. (With --save-scenario or --temporal the
+    events are kept, for the second use.) A Leviath log is checked as a whole."""
+    from ..runtime.leviath_log import read_log
+    from ..runtime.streamfile import LEVIATH_LOG, EventStream, decoded, open_lines, sniff_format
+    from ..runtime.timeline import Ending, json_chunks, replay_entries, text_chunks
+
+    try:
+        with open_lines(stdin_buffer() if source is None else source) as lines:
+            kind, lines = sniff_format(lines) if events_format == "auto" else (events_format, lines)
+            if kind == LEVIATH_LOG:
+                log = read_log(decoded(lines))
+            else:
+                if run_id is not None:
+                    raise CliError(f"--run-id chooses a run of a Leviath log, and '{shown}' is an agent stream")
+                events, ending = EventStream(lines), Ending()
+                entries = replay_entries(
+                    ir, events, ending, unattended=unattended, default_max_iterations=settings.default_max_iterations
+                )
+
+                def ended() -> Ending:
+                    ending.skipped, ending.skipped_lines = events.skipped, events.skipped_lines
+                    return ending
+
+                render = json_chunks if output_format == "json" else text_chunks
+                pending: list[str] = []
+                size = 0
+                for chunk in render(ir, entries, ended):  # written in blocks: a flush per step is slow
+                    pending.append(chunk)
+                    size += len(chunk)
+                    if size >= _BLOCK:
+                        emit("".join(pending))
+                        pending, size = [], 0
+                emit("".join(pending))
+                assert ending.state is not None
+                return EXIT_OK if ending.state.status == "complete" else EXIT_FINDINGS
+    except OSError as exc:
+        raise CliError(f"cannot read '{shown}': {exc.strerror or exc}") from exc
+    _refuse_agent_options(shown, unattended=unattended, scenario=False, temporal=False)
+    check_run_log(ctx, ir, log, run_id, output_format, settings.default_max_iterations)  # exits
+    return EXIT_OK
 
 
 def read_recording(path: Path | None, shown: str, events_format: str):

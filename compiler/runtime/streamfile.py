@@ -73,17 +73,38 @@ def read_event_lines(
     skipped_lines: list[int] | None = None,
 ) -> tuple[list[Event], int]:
     """`read_event_file` over lines already bounded (None: a line too long to keep)."""
-    reader = StreamReader(tool_names)
-    events: list[Event] = []
-    for line in lines:
-        if line is None:
-            reader.skip_line()
-        else:
-            events.extend(reader.feed_line(line.decode("utf-8", errors="replace")))
-    events.extend(reader.finish())
+    stream = EventStream(lines, tool_names)
+    events = list(stream)
     if skipped_lines is not None:
-        skipped_lines.extend(reader.skipped_lines)
-    return events, reader.skipped
+        skipped_lines.extend(stream.skipped_lines)
+    return events, stream.skipped
+
+
+class EventStream:
+    """The events of bounded lines, read as they are iterated: a stream of any length is
+    replayed without holding it. Once iterated, `skipped` and `skipped_lines` say which lines
+    could not be read."""
+
+    def __init__(self, lines: Iterable[bytes | None], tool_names: Mapping[str, str] | None = None) -> None:
+        self._lines = lines
+        self._reader = StreamReader(tool_names)
+
+    def __iter__(self) -> Iterator[Event]:
+        reader = self._reader
+        for line in self._lines:
+            if line is None:
+                reader.skip_line()
+            else:
+                yield from reader.feed_line(line.decode("utf-8", errors="replace"))
+        yield from reader.finish()
+
+    @property
+    def skipped(self) -> int:
+        return self._reader.skipped
+
+    @property
+    def skipped_lines(self) -> tuple[int, ...]:
+        return tuple(self._reader.skipped_lines)
 
 
 def read_log_file(
@@ -165,6 +186,7 @@ __all__ = [
     "LEVIATH_LOG",
     "MAX_LINE_BYTES",
     "MAX_STREAM_BYTES",
+    "EventStream",
     "bounded_lines",
     "decoded",
     "open_lines",

@@ -10,8 +10,10 @@ edges with their transforms, the outcome and flags); `render_json` gives the sam
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 from compiler.records import record
@@ -93,30 +95,67 @@ class Trace:
         return self.state.terminal
 
 
+@dataclass
+class Ending:
+    """How a replay ended, as its summary reports it (a `Trace` has the same attributes)."""
+
+    state: RunState | None = None
+    skipped: int = 0
+    skipped_lines: tuple[int, ...] = ()
+    unused: int = 0
+
+
 def replay(
     ir: Blueprint, events: Iterable[Event], *, skipped: int = 0, skipped_lines: Iterable[int] = (), **options: Any
 ) -> Trace:
-    events = list(events)
-    first = next((now for e in events if (now := getattr(e, "now", None)) is not None), 0)
-    state, actions = start(ir, first, **options)
-    trace = Trace(ir.name, [Entry(None, actions, None, state)], skipped=skipped, skipped_lines=tuple(skipped_lines))
+    """The whole replay, every step kept (`replay_entries` keeps none)."""
+    ending = Ending()
+    entries = list(replay_entries(ir, events, ending, **options))
+    return Trace(ir.name, entries, skipped=skipped, skipped_lines=tuple(skipped_lines), unused=ending.unused)
+
+
+def replay_entries(ir: Blueprint, events: Iterable[Event], ending: Ending, **options: Any) -> Iterator[Entry]:
+    """Each step of the replay as it happens, none of them kept: `ending` holds the last state
+    and the count of unused events. The run starts at the time of the first event that has one."""
+    events = iter(events)
+    before_clock: list[Event] = []
+    first = 0.0
     for event in events:
+        before_clock.append(event)
+        if (now := getattr(event, "now", None)) is not None:
+            first = now
+            break
+    state, actions = start(ir, first, **options)
+    ending.state = state
+    yield Entry(None, actions, None, state)
+    for event in chain(before_clock, events):
         if state.terminal:
-            trace.unused += 1
+            ending.unused += 1
             continue
         before = state
         state, actions = replay_step(ir, state, event)  # a recording names no requests
-        trace.entries.append(Entry(event, actions, before, state))
-    return trace
+        ending.state = state
+        yield Entry(event, actions, before, state)
 
 
 # --- text -----------------------------------------------------------------------------------------------
 
 
 def render_text(ir: Blueprint, trace: Trace) -> str:
-    origin = trace.entries[0].after.clock
-    lines = [f"run of '{trace.blueprint}' from stage '{trace.entries[0].after.stage}'"]
-    for entry in trace.entries:
+    return "".join(text_chunks(ir, trace.entries, lambda: trace, name=trace.blueprint))
+
+
+def text_chunks(
+    ir: Blueprint, entries: Iterable[Entry], ending: "Callable[[], Ending | Trace]", *, name: str | None = None
+) -> Iterator[str]:
+    """The timeline a step at a time, then the summary (`ending` is asked once the steps are
+    done): what `render_text` writes, in pieces."""
+    origin: float | None = None
+    for entry in entries:
+        lines = []
+        if origin is None:
+            origin = entry.after.clock
+            lines.append(f"run of '{name or ir.name}' from stage '{entry.after.stage}'")
         stamp = f"{entry.after.clock - origin:8.1f}s  "
         pad = " " * len(stamp)
         if entry.event is None:
@@ -125,11 +164,10 @@ def render_text(ir: Blueprint, trace: Trace) -> str:
             lines.append(stamp + describe_event(entry.event) + _ignored(entry))
         for action in entry.actions:
             lines.extend(pad + line for line in describe_action(action))
-    lines.append("")
-    lines.extend(_summary(ir, trace))
-    # Names, paths and texts come from the blueprint and the event stream: each line is made
-    # visible on its own, so none of them can start a line or send a control sequence.
-    return visible_lines(lines) + "\n"
+        # Names, paths and texts come from the blueprint and the event stream: each line is made
+        # visible on its own, so none of them can start a line or send a control sequence.
+        yield visible_lines(lines) + "\n"
+    yield visible_lines(["", *_summary(ir, ending())]) + "\n"
 
 
 def _ignored(entry: Entry) -> str:
@@ -227,8 +265,9 @@ def _forced(reasons: tuple[str, ...]) -> str:
     return ", ".join(reason.replace("_", " ") for reason in reasons)
 
 
-def _summary(ir: Blueprint, trace: Trace) -> list[str]:
+def _summary(ir: Blueprint, trace: "Ending | Trace") -> list[str]:
     state = trace.state
+    assert state is not None  # a replay has at least its start
     if state.status == "complete":
         head = f"result: complete ({state.done_via}) in stage '{state.stage}'"
     elif state.terminal:
@@ -273,40 +312,70 @@ def _flag(value: Any) -> str:
 
 
 def render_json(ir: Blueprint, trace: Trace) -> str:
-    state = trace.state
+    return "".join(json_chunks(ir, trace.entries, lambda: trace, name=trace.blueprint))
+
+
+#: What splits the document around its steps (a key at the top level, so never inside a string).
+_STEPS = '\n  "steps": [],\n'
+
+
+def json_chunks(
+    ir: Blueprint, entries: Iterable[Entry], ending: "Callable[[], Ending | Trace]", *, name: str | None = None
+) -> Iterator[str]:
+    """What `render_json` writes, in pieces, holding no step: the steps are written to a
+    temporary file as they come (the counts that precede them are known only at the end)."""
+    specs: dict[str, Any] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        separator = ""
+        for entry in entries:
+            for action in entry.actions:
+                spec = getattr(action, "spec", None)
+                if isinstance(spec, StageSpec) and spec.stage not in specs:
+                    specs[spec.stage] = action_to_dict(action)["spec"]
+            step = json.dumps(_step(entry), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+            spool.write(f"{separator}    {step}")
+            separator = ",\n"
+        document = _document(ir, ending(), specs, name or ir.name)
+        head, tail = json.dumps(document, indent=2, ensure_ascii=False).split(_STEPS)
+        yield json_visible(head) + '\n  "steps": [\n'
+        spool.seek(0)
+        while chunk := spool.read(1 << 20):
+            yield json_visible(chunk)
+        yield "\n  ],\n" + json_visible(tail) + "\n"
+
+
+def _step(entry: Entry) -> dict[str, Any]:
+    return {
+        "event": event_to_dict(entry.event) if entry.event is not None else None,
+        "clock": entry.after.clock,
+        "stage": entry.after.stage,
+        "status": entry.after.status,
+        "actions": [action_to_dict(a, spec=False) for a in entry.actions],
+    }
+
+
+def _document(ir: Blueprint, ending: "Ending | Trace", specs: dict[str, Any], name: str) -> dict[str, Any]:
+    """The JSON timeline without its steps (an empty list marks their place)."""
+    state = ending.state
+    assert state is not None  # a replay has at least its start
+    finished = state.terminal
     result: dict[str, Any] = {
         "status": state.status,
-        "finished": trace.finished,
+        "finished": finished,
         "stage": state.stage,
         "via": state.done_via,
         "reason": state.reason,
         "inferences": state.iteration,
         "visits": state.visits,
         "flags": flags_report(state),
-        "waiting": [action_to_dict(a, spec=False) for a in next_actions(ir, state)] if not trace.finished else [],
+        "waiting": [action_to_dict(a, spec=False) for a in next_actions(ir, state)] if not finished else [],
     }
-    specs: dict[str, Any] = {}
-    for entry in trace.entries:
-        for action in entry.actions:
-            spec = getattr(action, "spec", None)
-            if isinstance(spec, StageSpec) and spec.stage not in specs:
-                specs[spec.stage] = action_to_dict(action)["spec"]
-    document = {
-        "blueprint": trace.blueprint,
-        "skipped_lines": trace.skipped,
-        "skipped_line_numbers": list(trace.skipped_lines),
-        "unused_events": trace.unused,
-        "steps": [
-            {
-                "event": event_to_dict(e.event) if e.event is not None else None,
-                "clock": e.after.clock,
-                "stage": e.after.stage,
-                "status": e.after.status,
-                "actions": [action_to_dict(a, spec=False) for a in e.actions],
-            }
-            for e in trace.entries
-        ],
+    return {
+        "blueprint": name,
+        "skipped_lines": ending.skipped,
+        "skipped_line_numbers": list(ending.skipped_lines),
+        "unused_events": ending.unused,
+        "steps": [],
         "stages": specs,
         "result": result,
     }
-    return json_visible(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
