@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING
 
 from compiler.records import record
 
+from .analysis.rules import SUPERSEDES
 from .config import DEFAULT_SETTINGS, Settings
 from .diagnostics import Diagnostic, sort_diagnostics
 from .parse.source import read_blueprint
-from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_bytes
+from .pipeline import ANALYSIS_FAMILIES, INTERNAL_ERROR, FileResult, validate_unfinished
 
 if TYPE_CHECKING:
     from .analysis.core import Analysis
     from .analysis.property_check import Verdict
+    from .analysis.tokens import RunCost
     from .parse.source import SourceFile
 
 #: A blueprint's scenario file is named so, beside it (`agent.leviath` → `agent.scenarios.toml`).
@@ -43,6 +45,9 @@ class CheckResult:
     result: FileResult
     #: None when the file was not analysed (it has errors, did not parse, or the exploration crashed).
     analysis: "Analysis | None"
+    #: The most tokens and dollars one run spends (`compiler.analysis.tokens`), from the
+    #: settings' prices and Leviath files; None when the file was not analysed.
+    tokens: "RunCost | None" = None
     #: The verdict on each property its scenario file declares (none when it was not analysed).
     properties: "tuple[Verdict, ...]" = ()
     #: The scenario file the properties were read from (its findings point into it).
@@ -62,32 +67,42 @@ def check_bytes(
     `max_states` caps the run states explored (default 200,000); what was found is still
     reported. `properties` is the blueprint's scenario file (its path and bytes, see
     `scenario_file_beside`): its `[[property]]` tables are checked over the same exploration.
-    Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does.
+    Raises `TypeError` for arguments of the wrong kind, as `validate_bytes` does, and
+    `ValueError` for a `max_states` below 1.
     """
-    from .analysis.core import analyze_cached, release, state_limit
-    from .analysis.property_spec import PropertyRequest, declared_properties, read_properties
+    if max_states is not None and (not isinstance(max_states, int) or isinstance(max_states, bool)):
+        raise TypeError(f"max_states must be an int or None, not {type(max_states).__name__}")
+    if max_states is not None and max_states < 1:
+        raise ValueError(f"max_states must be at least 1, not {max_states}")
+    validation = validate_unfinished(path, data, settings)
+    validated = validation.finish()
+    ctx = validation.ctx
+    if ctx is None or not validated.ok:
+        return CheckResult(validated, None)
+
+    from .analysis.check_runs import property_findings, run_findings
+    from .analysis.core import analyze
+    from .analysis.property_spec import PropertyRequest, read_properties
     from .analysis.runs import STATE_LIMIT
+    from .analysis.tokens import models_from, run_cost
 
     request = PropertyRequest(read_properties(*properties)) if properties is not None else None
-    token = state_limit.set(max_states or STATE_LIMIT)
-    asked = declared_properties.set(request)
     try:
-        result = validate_bytes(path, data, settings, when_clean=ANALYSIS_FAMILIES)
-        if result.blueprint is None or ANALYSIS_FAMILIES[0] not in result.families:
-            return CheckResult(result, None)
-        try:
-            analysis = analyze_cached(result.blueprint, settings.default_max_iterations)
-        except Exception as exc:  # a bug in the exploration must not end the caller's run
-            return CheckResult(_with_crash(result, exc), None)
-        finally:
-            release(result.blueprint)  # the caller holds the analysis now; the cache must not
-    finally:
-        state_limit.reset(token)
-        declared_properties.reset(asked)
-    kept = _without_repeats(result.diagnostics, analysis, settings)
+        analysis = analyze(
+            ctx.blueprint, limit=max_states or STATE_LIMIT, default_max_iterations=settings.default_max_iterations
+        )
+        found = list(run_findings(ctx, analysis))
+        cost = run_cost(analysis, models_from(settings))
+        if request is not None:
+            found += property_findings(request, analysis, lambda: cost)
+    except Exception as exc:  # a bug in the exploration must not end the caller's run
+        return CheckResult(_with_crash(validated, exc), None)
+    checked = validation.finish(found, ANALYSIS_FAMILIES)
+
+    kept = _without_repeats(checked.diagnostics, analysis, settings)
     verdicts = tuple(request.verdicts) if request is not None else ()
     source = request.file.source if request is not None else None
-    return CheckResult(replace(result, diagnostics=kept), analysis, verdicts, source)
+    return CheckResult(replace(checked, diagnostics=kept), analysis, cost, verdicts, source)
 
 
 def check_text(
@@ -96,7 +111,8 @@ def check_text(
     """`check_bytes` on a blueprint held as text (the text first, as in `validate_text`)."""
     if not isinstance(text, str):
         raise TypeError(f"check_text takes the text as a str, not {type(text).__name__} (bytes: check_bytes)")
-    return check_bytes(path, text.encode("utf-8"), settings, max_states=max_states)
+    # A lone surrogate is kept as bytes no UTF-8 reader accepts: an invalid-encoding finding.
+    return check_bytes(path, text.encode("utf-8", "surrogatepass"), settings, max_states=max_states)
 
 
 def check_file(
@@ -129,8 +145,6 @@ def scenario_file_beside(path: str) -> tuple[str, bytes] | None:
 
 def _with_crash(result: FileResult, exc: Exception) -> FileResult:
     """`result` with the exploration's crash as an `internal-error` finding."""
-    if any(d.code == INTERNAL_ERROR.code for d in result.diagnostics):
-        return result  # the analysis check met the same crash and reported it (nothing else could have)
     crash = INTERNAL_ERROR.diagnostic(f"run analysis crashed: {type(exc).__name__}: {exc}", file=result.path)
     return replace(result, diagnostics=tuple(sort_diagnostics([*result.diagnostics, crash])))
 
@@ -139,8 +153,6 @@ def _without_repeats(
     diagnostics: tuple[Diagnostic, ...], analysis: "Analysis", settings: Settings
 ) -> tuple[Diagnostic, ...]:
     """Drop lint findings the analysis answers exactly, and edges a lint already explains."""
-    from .analysis.rules import SUPERSEDES
-
     superseded = {lint for lint, code in SUPERSEDES.items() if analysis.complete and settings.enabled(code, "analysis")}
     explained = [d.path for d in diagnostics if d.code in EDGE_EXPLAINED_BY]
     kept = []

@@ -5,7 +5,8 @@ the nearest configuration file above the file, then its own flags, which replace
 keys of the file. In each directory, from the file's own up to the filesystem root, the first
 of `.blueprint.toml`, `blueprint.toml` and a `pyproject.toml` with a `[tool.blueprint]` table
 is the configuration (the same keys; the dedicated files write them at the top level). Tables
-further up are not merged into it, as with ruff.
+further up are not merged into it, as with ruff. `--config FILE` names the one configuration
+instead (`ConfigFinder(explicit=...)`). A mistake in a file is placed at its line and column.
 
 Rules are named by code, by family (`lint`, `schema`, …) or `all`; a name that is none of
 these is a configuration error, never silently ignored (a typo in `ignore` would otherwise
@@ -14,36 +15,39 @@ re-enable nothing and hide nothing, with no sign that it was wrong). So is an un
 To add a key: a line in `KEYS` (name, attribute, kind, default, help), a field of that
 attribute in `FileConfig` (None = not set) and, when the validation pipeline reads it, in
 `Settings` (`settings_for` copies every field the two share). A new kind of value is one
-reader in `_READERS`.
+reader in `READERS`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import re
+import stat
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from compiler.records import record
 
+from .config_values import ALL_RULES, READERS, ConfigError, check_globs, check_rule_names, did_you_mean
 from .discover import blueprint_folder, local_tools
 from .ignore import DEFAULT_EXCLUDE
 from .ir.model import DEFAULT_MAX_ITERATIONS
+from .prices import PriceError, Prices, read_prices
 from .reading import read_limited
 
 #: Configuration files, in the order they are looked for in each directory: the first one
 #: present wins (a `pyproject.toml` only when it has a `[tool.blueprint]` table).
 CONFIG_FILES = (".blueprint.toml", "blueprint.toml", "pyproject.toml")
 PYPROJECT = "pyproject.toml"
+#: Where tomllib's message places a syntax error.
+_TOML_AT = re.compile(r"\(at line (?P<line>\d+), column (?P<column>\d+)\)")
 #: The table of `pyproject.toml` that holds the keys.
 CONFIG_TABLE = "tool.blueprint"
 #: Kept for callers of the first version, which read only `pyproject.toml`.
 CONFIG_FILE = PYPROJECT
 #: A configuration file larger than this is not read (a real one is a few kilobytes).
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
-#: Names that select every rule.
-ALL_RULES = ("all", "ALL")
 
 
 @record
@@ -56,6 +60,8 @@ class Settings:
     known_tools: tuple[str, ...] = ()
     #: Warnings fail the run too (the CLI's exit status; the pipeline does not read it).
     deny_warnings: bool = False
+    #: `--fix` also writes the names findings suggest (`compiler.fix.suggestions`).
+    unsafe_fixes: bool = False
     #: The user's Leviath `config.toml` and `lev models list` printout, for the checks that
     #: need the installation (`compiler.installation`); None leaves those checks off.
     leviath_config: str | None = None
@@ -71,6 +77,8 @@ class Settings:
     #: (`custom-region-script-not-found`, `custom-region-script-outside`). None: the blueprint
     #: is not a file on disk, so no script is looked up; `for_file(path)` sets it.
     blueprint_folder: str | None = None
+    #: `provider/model` → its prices and limits (`compiler.prices`), for the token and cost ceilings.
+    prices: Prices = ()
 
     def for_file(self, path: str | os.PathLike[str]) -> "Settings":
         """These settings with what lies beside the blueprint file `path` (its `local_tools`
@@ -97,10 +105,6 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-class ConfigError(Exception):
-    """A configuration that cannot be used; the message names the file and the key."""
-
-
 @record
 class ConfigKey:
     """One configuration key: the attribute it fills, the kind of value, its default, its meaning."""
@@ -114,9 +118,14 @@ class ConfigKey:
 #: Every configuration key, by the name written in the file.
 KEYS: dict[str, ConfigKey] = {
     "select": ConfigKey("select", "rules", (), "run only these rule codes or families (empty: every rule)"),
+    "extend-select": ConfigKey("extend_select", "rules", (), "more rules to run, added to a non-empty select"),
     "ignore": ConfigKey("ignore", "rules", (), "drop these rule codes or families (wins over select)"),
+    "per-file-ignores": ConfigKey(
+        "per_file_ignores", "per-file", (), "rules to drop in the files a pattern matches: { pattern = [rules] }"
+    ),
     "known-tools": ConfigKey("known_tools", "strings", (), "tool names to accept besides the built-in catalog"),
     "deny-warnings": ConfigKey("deny_warnings", "bool", False, "warnings fail the run too"),
+    "unsafe-fixes": ConfigKey("unsafe_fixes", "bool", False, "--fix also writes the names findings suggest"),
     "leviath-config": ConfigKey("leviath_config", "path", None, "your Leviath config.toml, for installation checks"),
     "leviath-models": ConfigKey("leviath_models", "path", None, "what `lev models list` prints, saved to a file"),
     "default-max-iterations": ConfigKey(
@@ -131,6 +140,9 @@ KEYS: dict[str, ConfigKey] = {
     "extend-exclude": ConfigKey("extend_exclude", "globs", (), "more paths a directory search leaves out"),
     "respect-gitignore": ConfigKey("respect_gitignore", "bool", True, "a search leaves out what .gitignore ignores"),
     "rule-docs-url": ConfigKey("rule_docs_url", "url", None, "where rule pages are published ({code}: the rule)"),
+    "prices": ConfigKey(
+        "prices", "prices", (), "per provider/model: dollars per million input and output tokens, window, max_output"
+    ),
 }
 
 
@@ -140,9 +152,13 @@ class FileConfig:
 
     path: Path
     select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
+    #: (gitignore-style pattern, rules) pairs, patterns relative to the file's folder.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
     known_tools: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
     #: Paths, resolved against the folder of the configuration file.
     leviath_config: str | None = None
     leviath_models: str | None = None
@@ -151,6 +167,7 @@ class FileConfig:
     extend_exclude: tuple[str, ...] | None = None
     respect_gitignore: bool | None = None
     rule_docs_url: str | None = None
+    prices: Prices | None = None
     #: How messages name the file (relative to the working directory where it can be).
     display: str = field(default="", compare=False)
 
@@ -165,6 +182,22 @@ class FileConfig:
         where = self.display or str(self.path)
         return f"{where} [{CONFIG_TABLE}]" if self.path.name == PYPROJECT else where
 
+    def ignores_for(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
+        """The rules `per-file-ignores` drops in the blueprint at `path`."""
+        if not self.per_file_ignores:
+            return ()
+        from .ignore import PatternSet
+
+        relative = os.path.relpath(os.path.abspath(path), self.directory).replace(os.sep, "/")
+        if relative == os.pardir or relative.startswith(os.pardir + "/"):
+            return ()
+        found: list[str] = []
+        for pattern, rules in self.per_file_ignores:
+            decision = PatternSet(str(self.directory), self.label, (pattern,)).decide(relative)
+            if decision is not None and decision[0]:
+                found.extend(rule for rule in rules if rule not in found)
+        return tuple(found)
+
     def value(self, key: str) -> Any:
         """The value of `key` (a name of `KEYS`): as written, or its default when not set."""
         spec = KEYS[key]
@@ -177,8 +210,13 @@ class Overrides:
     """What the command line says; None means the flag was not given."""
 
     select: tuple[str, ...] | None = None
+    #: `--extend-select`: rules added to the select in effect (when it is not every rule).
+    extend_select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     deny_warnings: bool | None = None
+    unsafe_fixes: bool | None = None
+    #: `--config FILE`: the one configuration file every blueprint reads (`ConfigFinder`).
+    config_file: str | None = None
     leviath_config: str | None = None
     leviath_models: str | None = None
     default_max_iterations: int | None = None
@@ -192,8 +230,10 @@ class Overrides:
 #: The command-line flag that overrides each key, for `--show-settings`.
 FLAGS: dict[str, str] = {
     "select": "--select",
+    "extend-select": "--extend-select",
     "ignore": "--ignore",
     "deny-warnings": "--[no-]deny-warnings",
+    "unsafe-fixes": "--[no-]unsafe-fixes",
     "leviath-config": "--leviath-config",
     "leviath-models": "--leviath-models",
     "default-max-iterations": "--default-max-iterations",
@@ -201,9 +241,13 @@ FLAGS: dict[str, str] = {
 }
 
 
-def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) -> Settings:
+def settings_for(
+    config: FileConfig | None, overrides: Overrides = Overrides(), path: str | os.PathLike[str] | None = None
+) -> Settings:
     """The settings of one file: the configuration, with every given flag replacing its key
-    (`Settings.for_file` adds what lies beside the file)."""
+    (`Settings.for_file` adds what lies beside the file). `extend-select` adds to a select
+    that is not every rule (`--select` replaces the configuration's); with `path`, the rules
+    `per-file-ignores` names for it are added to `ignore`, whatever `--ignore` says."""
     shared = [f.name for f in fields(Settings)]
     values: dict[str, Any] = {}
     for source in (config, overrides):
@@ -211,31 +255,13 @@ def settings_for(config: FileConfig | None, overrides: Overrides = Overrides()) 
             value = getattr(source, name, None)
             if value is not None:
                 values[name] = value
+    extend = (config.extend_select or ()) if config is not None and overrides.select is None else ()
+    extend += overrides.extend_select or ()
+    if extend and values.get("select"):
+        values["select"] = (*values["select"], *(name for name in extend if name not in values["select"]))
+    if path is not None and config is not None and (dropped := config.ignores_for(path)):
+        values["ignore"] = (*values.get("ignore", ()), *dropped)
     return Settings(**values)
-
-
-def check_rule_names(names: Iterable[str], where: str) -> tuple[str, ...]:
-    """`names` unchanged when each is a rule code, a family or `all`; else `ConfigError`."""
-    from .rulebook.registry import FAMILIES, REGISTRY
-
-    known = {*REGISTRY.load().rules, *FAMILIES, *ALL_RULES}
-    names = tuple(names)
-    for name in names:
-        if name not in known:
-            raise ConfigError(f"{where}: unknown rule or family '{name}'{_did_you_mean(name, sorted(known))}")
-    return names
-
-
-def check_globs(patterns: Iterable[str], where: str) -> tuple[str, ...]:
-    """`patterns` unchanged when each is a gitignore-style pattern; else `ConfigError`."""
-    from .ignore import check_patterns
-
-    patterns = tuple(patterns)
-    try:
-        check_patterns(patterns)
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {exc}") from exc
-    return patterns
 
 
 def load_config(path: Path, display: str | None = None) -> FileConfig | None:
@@ -244,15 +270,17 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
     from .parse.reader import loads
 
     where = display or str(path)
+    data = b""
     try:
         data = read_limited(path, MAX_CONFIG_BYTES)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; not read")
-        document = loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        document = loads(text)
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except ValueError as exc:  # not UTF-8, or not TOML (tomllib.TOMLDecodeError)
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
+        raise ConfigError(_syntax_error(str(exc), where, data)) from exc
     if path.name == PYPROJECT:
         tool = document.get("tool")
         if not isinstance(tool, dict) or "blueprint" not in tool:
@@ -262,87 +290,59 @@ def load_config(path: Path, display: str | None = None) -> FileConfig | None:
             raise ConfigError(f"{where}: [{CONFIG_TABLE}] must be a table")
         prefix = f"{where}: [{CONFIG_TABLE}] "
         unknown = f" in [{CONFIG_TABLE}]"
+        table_path: tuple[str, ...] = ("tool", "blueprint")
     else:
         table = document
         if "tool" in table and isinstance(table["tool"], dict) and "blueprint" in table["tool"]:
             raise ConfigError(f"{where}: write the keys at the top level: [{CONFIG_TABLE}] is for pyproject.toml only")
         prefix = f"{where}: "
         unknown = ""
+        table_path = ()
     values: dict[str, Any] = {}
     for key, value in table.items():
         spec = KEYS.get(key)
-        if spec is None:
-            raise ConfigError(f"{where}: unknown key '{key}'{unknown}{_did_you_mean(key, list(KEYS))}")
-        values[spec.attribute] = _READERS[spec.kind](value, prefix + key, path.parent)
+        try:
+            if spec is None:
+                raise ConfigError(f"{where}: unknown key '{key}'{unknown}{did_you_mean(key, list(KEYS))}")
+            if spec.kind == "prices":
+                try:
+                    values["prices"] = read_prices(value, where, text, (*table_path, key))
+                except PriceError as exc:
+                    raise ConfigError(str(exc)) from exc
+                continue
+            values[spec.attribute] = READERS[spec.kind](value, prefix + key, path.parent)
+        except ConfigError as exc:
+            if spec is not None and spec.kind == "prices":
+                raise  # already placed at its value
+            key_path = (*table_path, key)
+            raise ConfigError(_positioned(str(exc), where, data, key_path, "key" if spec is None else "value")) from exc
     return FileConfig(path=path, display=display or "", **values)
 
 
-def _did_you_mean(name: str, known: list[str]) -> str:
-    import difflib  # only for a misspelt key
-
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _read_bool(value: Any, label: str, base: Path) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{label} must be true or false, not {_type_name(value)}")
-    return value
-
-
-def _read_strings(value: Any, label: str, base: Path | None = None) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f"{label} must be a list of strings, not {_type_name(value)}")
-    return tuple(item.strip() for item in value if item.strip())
+def _syntax_error(reason: str, where: str, data: bytes) -> str:
+    """tomllib's message, placed as a finding is: `ci.toml:3:5: not valid TOML: …` (the end
+    of the file for an error at its end)."""
+    at = _TOML_AT.search(reason)
+    if at is not None:
+        return f"{where}:{at['line']}:{at['column']}: not valid TOML: {reason[: at.start()].rstrip()}"
+    if reason.endswith("(at end of document)"):
+        text = data.decode("utf-8", "replace")
+        line = text.count("\n") + 1
+        column = len(text) - (text.rfind("\n") + 1) + 1
+        return f"{where}:{line}:{column}: not valid TOML: {reason[: -len('(at end of document)')].rstrip()}"
+    return f"{where}: not valid TOML: {reason}"
 
 
-def _read_count(value: Any, label: str, base: Path) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        shown = str(value) if isinstance(value, int) and not isinstance(value, bool) else _type_name(value)
-        raise ConfigError(f"{label} must be a whole number of 0 or more, not {shown}")
-    return value
+def _positioned(message: str, where: str, data: bytes, key_path: tuple[str, ...], prefer: str) -> str:
+    """`message` (which starts with `where: `) with the line and column of the key or value
+    it is about: `blueprint.toml:3:10: ignore: …`, as a blueprint's findings are placed."""
+    from .parse.positions import PositionIndex
 
-
-def _read_path(value: Any, label: str, base: Path) -> str:
-    """A path, relative to the folder of the configuration file (`~` is the home folder)."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{label} must be a path (a string), not {_type_name(value)}")
-    return str(base / os.path.expanduser(value))
-
-
-def _read_url(value: Any, label: str, base: Path) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{label} must be a string, not {_type_name(value)}")
-    if not value.startswith(("https://", "http://")) or "{code}" not in value:
-        raise ConfigError(f"{label} must be an http(s) URL with {{code}} where the rule's code goes, not '{value}'")
-    return value
-
-
-#: kind → reader of a value of that kind (checks it; `label` names the file and the key, and
-#: relative paths start from the configuration file's folder).
-_READERS: dict[str, Callable[[Any, str, Path], Any]] = {
-    "bool": _read_bool,
-    "count": _read_count,
-    "path": _read_path,
-    "strings": _read_strings,
-    "rules": lambda value, label, base: check_rule_names(_read_strings(value, label), label),
-    "globs": lambda value, label, base: check_globs(_read_strings(value, label), label),
-    "url": _read_url,
-}
-
-
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, list):
-        return "a list with a non-string item" if value else "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"
+    span, _ = PositionIndex(data.decode("utf-8")).locate(key_path, prefer)
+    head = f"{where}: "
+    if span is None or not message.startswith(head):
+        return message
+    return f"{where}:{span.line}:{span.column}: {message[len(head) :]}"
 
 
 @dataclass
@@ -356,6 +356,8 @@ class ConfigFinder:
     _by_directory: dict[Path, FileConfig | None] = field(default_factory=dict)
     _by_file: dict[Path, FileConfig | None] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: `--config FILE`: this file is the configuration of every blueprint; none is looked for.
+    explicit: str | None = None
 
     def for_file(self, path: str | os.PathLike[str]) -> FileConfig | None:
         """The configuration of the nearest directory above `path` that has one."""
@@ -363,6 +365,8 @@ class ConfigFinder:
 
     def for_directory(self, directory: str | os.PathLike[str]) -> FileConfig | None:
         """The configuration of `directory` or the nearest directory above it that has one."""
+        if self.explicit is not None:
+            return self._explicit()
         visited: list[Path] = []
         found: FileConfig | None = None
         current: Path | None = Path(os.path.abspath(directory))
@@ -394,6 +398,16 @@ class ConfigFinder:
                 self.warnings.append(f"{config.label} is not read: {found.label} beside it takes precedence")
         return found
 
+    def _explicit(self) -> FileConfig:
+        assert self.explicit is not None
+        path = Path(os.path.abspath(self.explicit))
+        if not _is_file(path):
+            raise ConfigError(f"{self.explicit}: no such configuration file")
+        config = self._load(path)
+        if config is None:
+            raise ConfigError(f"{self.explicit}: has no [{CONFIG_TABLE}] table")
+        return config
+
     def _load(self, path: Path) -> FileConfig | None:
         if path not in self._by_file:
             self._by_file[path] = load_config(path, _display(path))
@@ -401,9 +415,11 @@ class ConfigFinder:
 
 
 def _is_file(path: Path) -> bool:
+    """Whether `path` is there to be read as configuration: anything but a folder, so a FIFO
+    or a device is refused by `load_config` (a configuration error), not passed over."""
     try:
-        return path.is_file()
-    except OSError:  # a directory we may not look into holds no configuration we can use
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):  # absent, or in a directory we may not look into
         return False
 
 
@@ -413,3 +429,21 @@ def _display(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except (ValueError, OSError):  # elsewhere, or the working directory is gone
         return str(path)
+
+
+__all__ = [
+    "ALL_RULES",
+    "CONFIG_FILES",
+    "DEFAULT_SETTINGS",
+    "FLAGS",
+    "KEYS",
+    "ConfigError",
+    "ConfigFinder",
+    "FileConfig",
+    "Overrides",
+    "Settings",
+    "check_globs",
+    "check_rule_names",
+    "load_config",
+    "settings_for",
+]

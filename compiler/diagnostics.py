@@ -127,8 +127,12 @@ def format_key(key: str) -> str:
     if key and all(c in _BARE_KEY_CHARS for c in key):
         return key
     escaped = key.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped)
+    escaped = "".join(c if c.isprintable() else _escaped(c) for c in escaped)
     return f'"{escaped}"'
+
+
+def _escaped(char: str) -> str:
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
 
 
 def format_key_path(path: KeyPath) -> str:

@@ -22,11 +22,16 @@ the command line is never filtered at all (`discover` does not ask).
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from .display import visible
+from .reading import read_capped
 
 if TYPE_CHECKING:
     from .config import ConfigFinder, FileConfig, Overrides
@@ -70,6 +75,9 @@ def compile_patterns(lines: Iterable[str]) -> list[tuple[str, bool | None, Match
     for line in lines:
         try:
             (pattern,) = GitIgnoreSpec.from_lines([line]).patterns or (None,)
+        except re.error:  # a reversed range such as [z-a]: git accepts it, and it matches nothing
+            compiled.append((line, None, lambda path: False))
+            continue
         except ValueError as exc:
             raise ValueError(f"'{line}' is not a valid pattern: {exc}") from exc
         if pattern is None:  # an empty line
@@ -253,13 +261,18 @@ class PathFilter:
             return chain
         parent = os.path.dirname(folder)
         if folder == self._stop or parent == folder or not _is_below(folder, self._stop):
-            chain = _info_exclude(folder) if folder == self._stop else ()
+            chain = _info_exclude(folder, self._warn) if folder == self._stop else ()
         else:
             chain = self._gitignore_chain(parent)
-        own = _read_gitignore(folder, self._cwd)
+        own = _read_gitignore(folder, self._cwd, self._warn)
         chain = chain + (own,) if own is not None else chain
         self._gitignores[folder] = chain
         return chain
+
+    def _warn(self, message: str) -> None:
+        """Said with the configuration's warnings (the command prints them on stderr)."""
+        if self._finder is not None:
+            self._finder.warnings.append(message)
 
     def _relative(self, base: str, path: str) -> str:
         """`path` relative to `base` with `/` separators; relative to the searched folder when
@@ -279,22 +292,28 @@ def _config_sets(config: "FileConfig") -> list[PatternSet]:
     return sets
 
 
-def _read_gitignore(folder: str, cwd: str) -> PatternSet | None:
-    return _read_patterns(os.path.join(folder, ".gitignore"), folder, cwd)
+def _read_gitignore(folder: str, cwd: str, warn: Callable[[str], None]) -> PatternSet | None:
+    return _read_patterns(os.path.join(folder, ".gitignore"), folder, cwd, warn)
 
 
-def _info_exclude(root: str) -> tuple[PatternSet, ...]:
-    found = _read_patterns(os.path.join(root, ".git", "info", "exclude"), root, root)
+def _info_exclude(root: str, warn: Callable[[str], None]) -> tuple[PatternSet, ...]:
+    found = _read_patterns(os.path.join(root, ".git", "info", "exclude"), root, root, warn)
     return (found,) if found is not None else ()
 
 
-def _read_patterns(path: str, base: str, cwd: str) -> PatternSet | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = tuple(line.rstrip("\n").rstrip("\r") for line in handle)
-    except OSError:  # absent, a folder, or unreadable: nothing to apply
-        return None
+def _read_patterns(path: str, base: str, cwd: str, warn: Callable[[str], None]) -> PatternSet | None:
     shown = os.path.relpath(path, cwd) if _is_below(path, cwd) else path
+    try:
+        # Bounded, and a regular file only: a FIFO or a link to /dev/zero is skipped at once.
+        data = read_capped(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:  # a folder, a special file, too large or unreadable: nothing to apply
+        if exc.errno in (errno.EINVAL, errno.EFBIG):
+            warn(f"{visible(shown)} is not applied: {exc.strerror}")
+        return None
+    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") as handle:
+        lines = tuple(line.rstrip("\n").rstrip("\r") for line in handle)
     patterns = PatternSet(base, shown, lines)
     try:
         patterns.compiled  # noqa: B018 - compiled now, so that a bad line is found here

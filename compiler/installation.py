@@ -14,8 +14,8 @@ The formats are Leviath's own (read from its source, `crates/leviath-cli/src/con
   `allow_blueprint_read_paths` (honour every blueprint's declarations), `[agent_read_paths.
   <agent>] allow` (one agent's grants), `[providers] anthropic_api_key` / `openai_api_key` /
   `google_api_key` (a key makes the provider reachable), `[model_providers.<name>]` (a script
-  provider), and `[model_capabilities."<model>"] max_context_tokens` (the user's own window
-  for a model).
+  provider), and `[model_capabilities."<model>"] max_context_tokens` and `max_output_tokens` (the user's own
+  window and reply cap for a model; Leviath has no price keys).
 - the model list: what `lev models list` prints, a table of PROVIDER, MODEL ID, TEMP, TOOLS,
   CTX and OUTPUT columns, with windows written as `1M`, `200K` or a plain count (a `*` before
   the provider marks a row the config overrides).
@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from compiler.parse.reader import loads
+from compiler.reading import read_capped
 from compiler.records import record
 
 #: Providers whose catalog Leviath treats as closed: a model it does not list is an error of
@@ -54,6 +55,8 @@ class LeviathConfig:
     providers: frozenset[str] = frozenset()
     #: Model id → context window, from `[model_capabilities]`.
     windows: dict[str, int] = field(default_factory=dict)
+    #: Model id → the most tokens one reply holds, from `[model_capabilities]`.
+    max_outputs: dict[str, int] = field(default_factory=dict)
 
     def grants_for(self, agent: str) -> tuple[str, ...]:
         return self.read_paths + self.agent_read_paths.get(agent, ())
@@ -65,6 +68,8 @@ class ModelRow:
     model: str
     #: The context window as printed (`1M` is read as 1,000,000: the list rounds down).
     window: int | None
+    #: The OUTPUT column: the most tokens one reply holds.
+    max_output: int | None = None
 
 
 @record
@@ -81,8 +86,7 @@ class ModelCatalog:
 @lru_cache(maxsize=16)
 def _read(path: str, stamp: tuple[int, int]) -> str:
     del stamp  # part of the cache key only: a rewritten file is read again
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    return read_capped(path).decode("utf-8")
 
 
 def _text(path: str) -> str:
@@ -107,11 +111,8 @@ def load_config(path: str) -> LeviathConfig:
     providers = _table(document.get("providers"))
     reachable = {name for name, key in PROVIDER_KEYS.items() if isinstance(providers.get(key), str) and providers[key]}
     reachable |= set(_table(document.get("model_providers")))
-    windows = {
-        model: caps["max_context_tokens"]
-        for model, caps in _table(document.get("model_capabilities")).items()
-        if isinstance(caps, dict) and type(caps.get("max_context_tokens")) is int and caps["max_context_tokens"] > 0
-    }
+    capabilities = _table(document.get("model_capabilities"))
+    windows, max_outputs = _counts(capabilities, "max_context_tokens"), _counts(capabilities, "max_output_tokens")
     return LeviathConfig(
         path=path,
         read_paths=_strings(security.get("read_paths")),
@@ -119,7 +120,17 @@ def load_config(path: str) -> LeviathConfig:
         allow_blueprint_read_paths=security.get("allow_blueprint_read_paths") is True,
         providers=frozenset(reachable),
         windows=windows,
+        max_outputs=max_outputs,
     )
+
+
+def _counts(capabilities: dict[str, Any], key: str) -> dict[str, int]:
+    """Model id → its positive whole `key` in `[model_capabilities]`."""
+    return {
+        model: caps[key]
+        for model, caps in capabilities.items()
+        if isinstance(caps, dict) and type(caps.get(key)) is int and caps[key] > 0
+    }
 
 
 def load_models(path: str) -> ModelCatalog:
@@ -134,7 +145,7 @@ def load_models(path: str) -> ModelCatalog:
         if not header or len(cells) < 6 or set(line.strip()) <= {"-"}:
             continue
         provider, model, window = cells[0].lstrip("*"), cells[1], _tokens(cells[4])
-        rows.append(ModelRow(provider, model, window))
+        rows.append(ModelRow(provider, model, window, _tokens(cells[5])))
     if not header:
         raise InstallationError(f"{path}: not a `lev models list` printout (no PROVIDER / MODEL ID header)")
     return ModelCatalog(path=path, rows=tuple(rows))

@@ -8,8 +8,8 @@ for that file; the library never prints and never exits.
 
 from __future__ import annotations
 
-import gc
 import os
+from collections.abc import Iterable
 from dataclasses import field
 
 from compiler.records import record
@@ -80,70 +80,74 @@ class FileResult:
         return self.counts.errors == 0
 
 
-#: Above this size (about 700 generated stages; real blueprints are a few dozen kilobytes) the
-#: cyclic garbage collector is paused while a file is checked (see below).
-LARGE_INPUT_BYTES = 256 * 1024
-
-
 def validate_bytes(
-    path: str,
-    data: bytes,
-    settings: Settings = DEFAULT_SETTINGS,
-    families: tuple[str, ...] = VALIDATE_FAMILIES,
-    *,
-    when_clean: tuple[str, ...] = (),
+    path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS, families: tuple[str, ...] = VALIDATE_FAMILIES
 ) -> FileResult:
-    """Check one file. The `when_clean` families run only when `families` left no error
-    (after selection and suppression), as `blueprint check` analyses only sound blueprints;
-    `FileResult.families` tells which ran."""
+    """Check one file with the `families` given (`validate`'s by default)."""
+    return validate_unfinished(path, data, settings, families).finish()
+
+
+def validate_unfinished(
+    path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS, families: tuple[str, ...] = VALIDATE_FAMILIES
+) -> "Validation":
+    """`validate_bytes` before its last step: the findings are not selected nor suppressed yet,
+    so that `check` can add the analysis family's before that is done once over them all.
+    Raises `TypeError` for arguments of the wrong kind."""
     if not isinstance(path, str) or not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"validate_bytes(path: str, data: bytes), not ({type(path).__name__}, {type(data).__name__})")
     if not isinstance(settings, Settings):
         raise TypeError(f"settings must be a compiler.Settings, not {type(settings).__name__}")
-    if len(data) < LARGE_INPUT_BYTES or not gc.isenabled():
-        return _validate(path, data, settings, families, when_clean)
-    # A large document becomes hundreds of thousands of long-lived objects, which CPython's
-    # generational collector rescans again and again while they are being built (a quarter
-    # of the time at 1,000 stages, a third at 10,000). Nothing here creates cyclic garbage
-    # worth collecting mid-call, so the collector is paused for the call and resumed after it.
-    gc.disable()
-    try:
-        return _validate(path, data, settings, families, when_clean)
-    finally:
-        gc.enable()
+    return _validate(path, data, settings, families)
 
 
-def _validate(
-    path: str, data: bytes, settings: Settings, families: tuple[str, ...], when_clean: tuple[str, ...]
-) -> FileResult:
+@record(eq=False)
+class Validation:
+    """One file's checks run, their findings as reported (not yet selected by the settings nor
+    suppressed by the file's directives). `ctx` is None when no check could run."""
+
+    path: str
+    settings: Settings
+    source: SourceFile
+    found: tuple[Diagnostic, ...]
+    document: dict | None = None
+    ctx: RuleContext | None = None
+    families: tuple[str, ...] = ()
+
+    def finish(self, more: Iterable[Diagnostic] = (), families: tuple[str, ...] = ()) -> FileResult:
+        """The file's result: its findings and `more` (of the further `families` run on it),
+        selected by the settings, then suppressed, then sorted."""
+        diagnostics = _select([*self.found, *more], self.settings)
+        ctx = self.ctx
+        if ctx is None:
+            return FileResult(
+                self.path, tuple(sort_diagnostics(diagnostics)), source=self.source, document=self.document
+            )
+        ran = (*self.families, *families)
+        diagnostics = apply_suppressions(ctx, diagnostics, ran)
+        return FileResult(
+            self.path, tuple(sort_diagnostics(diagnostics)), ctx.blueprint, self.source, self.document, ran
+        )
+
+
+def _validate(path: str, data: bytes, settings: Settings, families: tuple[str, ...]) -> Validation:
     source, diagnostics = decode(path, data)
     if any(d.code == FILE_TOO_LARGE.code for d in diagnostics):
-        return FileResult(path, tuple(_select(diagnostics, settings)), source=source)
+        return Validation(path, settings, source, tuple(diagnostics))
     if is_rhai_script(path):  # not TOML at all: say what it is, check nothing
-        return FileResult(path, tuple(_select([rhai_note(path)], settings)), source=source)
+        return Validation(path, settings, source, (rhai_note(path),))
     document, syntax = parse_toml(source)
     diagnostics += syntax
     if document is None:
-        return FileResult(path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source)
+        return Validation(path, settings, source, tuple(diagnostics))
     if is_lev_test_document(document):
-        diagnostics.append(lev_test_note(source))
-        return FileResult(
-            path, tuple(sort_diagnostics(_select(diagnostics, settings))), source=source, document=document
-        )
+        return Validation(path, settings, source, (*diagnostics, lev_test_note(source)), document)
 
     from .ir.build import build_blueprint
 
     blueprint = build_blueprint(document)
     ctx = RuleContext(source, document, blueprint, settings, _region_scripts(blueprint, settings))
     _run_families(ctx, families, diagnostics)
-    if when_clean:
-        so_far = apply_suppressions(ctx, _select(diagnostics, settings), families)
-        if not any(d.severity == "error" for d in so_far):
-            _run_families(ctx, when_clean, diagnostics)
-            families = (*families, *when_clean)
-    diagnostics = _select(diagnostics, settings)
-    diagnostics = apply_suppressions(ctx, diagnostics, families)
-    return FileResult(path, tuple(sort_diagnostics(diagnostics)), blueprint, source, document, families)
+    return Validation(path, settings, source, tuple(diagnostics), document, ctx, families)
 
 
 def _region_scripts(blueprint: Blueprint, settings: Settings) -> dict[str, RegionScript] | None:
@@ -173,7 +177,9 @@ def validate_text(text: str, path: str = "<string>", settings: Settings = DEFAUL
     order: the text comes first here, the path first in `validate_bytes`."""
     if not isinstance(text, str):
         raise TypeError(f"validate_text takes the text as a str, not {type(text).__name__} (bytes: validate_bytes)")
-    return validate_bytes(path, text.encode("utf-8"), settings)
+    # A lone surrogate is kept as bytes no UTF-8 reader accepts: an invalid-encoding finding,
+    # as the language server reports for the same text.
+    return validate_bytes(path, text.encode("utf-8", "surrogatepass"), settings)
 
 
 def validate_file(path: str | os.PathLike[str], settings: Settings = DEFAULT_SETTINGS) -> FileResult:

@@ -36,4 +36,17 @@ def read_limited(path: "str | bytes | os.PathLike[str]", limit: int) -> bytes:
         return handle.read(limit + 1)
 
 
-__all__ = ["open_regular", "read_limited"]
+#: The cap on a file that is not a blueprint (configuration, ignore files, Leviath's files,
+#: scenario files): larger than any such file written by hand.
+MAX_SIDE_FILE_BYTES = 8 * 1024 * 1024
+
+
+def read_capped(path: "str | bytes | os.PathLike[str]", limit: int = MAX_SIDE_FILE_BYTES) -> bytes:
+    """The bytes of the regular file `path`; `OSError` (EFBIG) when it holds more than `limit`."""
+    data = read_limited(path, limit)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes; not read", os.fsdecode(path))
+    return data
+
+
+__all__ = ["MAX_SIDE_FILE_BYTES", "open_regular", "read_capped", "read_limited"]

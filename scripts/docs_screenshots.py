@@ -3,7 +3,7 @@
 
     python scripts/docs_screenshots.py OUT_DIR [PATH ...]     (default PATH: blueprints/)
 
-writes OUT_DIR/<name>.html (and .md) for each blueprint, then OUT_DIR/<name>.png, a
+writes OUT_DIR/<page>.html (and .md) for each blueprint, then OUT_DIR/<page>.png, a
 screenshot of the page as Chromium draws it, and prints for each page its size and how much
 of the screenshot is not background, so a blank or broken page shows at once. Look at the
 PNGs. `tests/test_blueprint_docs_browser.py` uses the same functions, and is skipped on

@@ -118,3 +118,19 @@ def test_the_documented_workflow_uses_the_action(tmp_path: Path) -> None:
     assert "- uses: OWNER/REPO@REV" in text
     for name in load_action()["inputs"]:
         assert f"| `{name}` |" in text, f"input {name} is not documented in docs/ci.md"
+
+
+def test_a_sarif_log_that_cannot_be_written_fails_the_job_and_is_not_reported(tmp_path: Path) -> None:
+    inputs = {"sarif": "true", "sarif-file": "nodir/x.sarif"}
+    run = run_action(workspace(tmp_path), inputs, tools(tmp_path), runner_temp(tmp_path))
+    assert run.outputs["validate"] == {"exit-code": "2"}
+    assert "::error::cannot write the SARIF log" in run.step("Validate blueprints").stdout
+    assert run.step("Fail on findings").returncode == 2 and run.failed
+
+
+def test_a_line_break_in_sarif_file_forges_no_output(tmp_path: Path) -> None:
+    inputs = {"sarif": "true", "sarif-file": "x.sarif\nexit-code=0\nforged=yes"}
+    run = run_action(workspace(tmp_path, broken=True), inputs, tools(tmp_path), runner_temp(tmp_path))
+    assert run.outputs["validate"] == {"exit-code": "2"}
+    assert "::error::the sarif-file input must be a path on one line" in run.step("Validate blueprints").stdout
+    assert run.failed

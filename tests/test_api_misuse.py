@@ -271,3 +271,24 @@ def test_the_analysis_package_lists_its_public_names():
     import compiler.analysis
 
     assert set(compiler.analysis.__all__) <= set(dir(compiler.analysis))
+
+
+def test_a_lone_surrogate_in_text_is_an_invalid_encoding_finding_not_an_exception():
+    from compiler import check_text, validate_text
+
+    text = '[agent]\nname = "x\ud800"\n'
+    assert [d.code for d in validate_text(text, "a.leviath").diagnostics] == ["invalid-encoding"]
+    assert "invalid-encoding" in [d.code for d in check_text(text, "a.leviath").result.diagnostics]
+
+
+def test_check_text_refuses_a_max_states_of_the_wrong_kind_or_below_one():
+    from compiler import check_text
+
+    text = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
+    for wrong in ("5", 2.5, True):
+        with pytest.raises(TypeError, match="max_states must be an int"):
+            check_text(text, max_states=wrong)  # type: ignore[arg-type]
+    for low in (0, -1):
+        with pytest.raises(ValueError, match="max_states must be at least 1"):
+            check_text(text, max_states=low)
+    assert check_text(text, max_states=5).analysis is not None

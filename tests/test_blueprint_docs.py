@@ -13,20 +13,19 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import (
-    file_stem,
     md,
     md_block,
     md_code,
     page_data,
     render_html,
     render_markdown,
-    unique_stems,
 )
+from compiler.render.findings_page import findings_page
+from compiler.render.page_names import file_stem, page_stems, path_stem
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, run
 
 EXAMPLES = sorted((ROOT / "blueprints").glob("*.leviath"))
@@ -117,7 +116,8 @@ def test_example_html_has_every_section(path: Path) -> None:
     assert html.count('<h3 id="stage-') == len(page.stages)
     table = html[html.index('<table class="stages">') : html.index("</table>", html.index('<table class="stages">'))]
     assert table.count("<tr>") == len(page.stages) + 1
-    assert [t for t, _ in parsed.tags].count("svg") == 1
+    graphs = [attrs.get("class") for tag, attrs in parsed.tags if tag == "svg"]
+    assert graphs == ["stage-graph", "ceilings-chart"]  # the diagram, and the chart of what check found
     assert '<pre class="mermaid">' in html
     assert render_html(page) == html  # deterministic
 
@@ -205,7 +205,7 @@ def test_markdown_escapes_every_user_string() -> None:
     for line in text.splitlines():
         if line.startswith("| ") and not line.startswith("|---"):
             cells = re.split(r"(?<!\\)\|", line)
-            assert len(cells) in (4, 8, 9), line
+            assert len(cells) in (4, 6, 8, 9), line
     assert "[link](javascript" not in text
 
 
@@ -282,8 +282,39 @@ def test_file_stem_is_a_plain_file_name(name: str, stem: str) -> None:
     assert file_stem(name) == stem
 
 
-def test_unique_stems_number_collisions_case_insensitively() -> None:
-    assert unique_stems(["a", "A", "a", "b/", "b"]) == ["a", "A-2", "a-3", "b", "b-2"]
+@pytest.mark.parametrize(
+    ("source", "stem"),
+    [
+        ("agents/coder/agent.leviath", "agents.coder"),
+        ("coder/agent.leviath", "coder"),
+        ("agent.leviath", "agent"),
+        ("review-loop.leviath", "review-loop"),
+        ("team/review loop.leviath", "team.review-loop"),
+        ("../../up/x.leviath", "up.x"),
+        ("CON.leviath", "blueprint-CON"),
+        ("blueprint.toml", "blueprint.toml"),
+        ("日本/agent.leviath", "blueprint"),
+    ],
+)
+def test_a_page_is_named_by_its_path(source: str, stem: str) -> None:
+    assert path_stem(source) == stem
+
+
+def test_page_names_that_would_meet_get_a_stable_hash_suffix() -> None:
+    sources = ["a.b/agent.leviath", "a/b/agent.leviath", "A/B.leviath", "c/agent.leviath", "index.leviath"]
+    stems = page_stems(sources)
+    assert stems[3] == "c"
+    assert [re.fullmatch(r"(.+)-[0-9a-f]{8}", stem)[1] for stem in stems[:3] + stems[4:]] == [
+        "a.b",
+        "a.b",
+        "A.B",
+        "index",
+    ]
+    assert len({stem.lower() for stem in stems}) == len(stems)
+    # The same path keeps its page name whatever else is in the site, and in any order.
+    assert page_stems(list(reversed(sources))) == list(reversed(stems))
+    assert page_stems(sources[:1] + sources[3:]) == ["a.b", "c", stems[4]]
+    assert page_stems(["x.leviath", "x.leviath"])[0] != page_stems(["x.leviath", "x.leviath"])[1]
 
 
 # --- the command --------------------------------------------------------------------------
@@ -299,20 +330,20 @@ OK = '[agent]\nname = "{name}"\n[stages.only]\nmode = "output"\n[stages.only.tra
 
 
 def test_docs_prints_markdown_without_output_dir(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints" / "gates.leviath")])
+    result = invoke_cli("docs", ROOT / "blueprints" / "gates.leviath")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("# gated-implementer\n")
     assert "```mermaid\nflowchart TD" in result.stdout
     assert list(tmp_path.iterdir()) == []
 
 
-def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Path) -> None:
+def test_docs_writes_only_into_the_directory_with_pages_named_by_path(tmp_path: Path) -> None:
     write(tmp_path / "in" / "one" / "agent.leviath", OK.format(name="same"))
     write(tmp_path / "in" / "two" / "agent.leviath", OK.format(name="same"))
     write(tmp_path / "in" / "three.leviath", OK.format(name="../../escape"))
     out = tmp_path / "out" / "docs"
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", tmp_path / "in", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     created = sorted(set(after) - set(before))
@@ -320,11 +351,14 @@ def test_docs_writes_only_into_the_directory_and_numbers_collisions(tmp_path: Pa
         [Path("out"), Path("out/docs")]
         + [
             Path("out/docs") / f"{stem}{suffix}"
-            for stem in ("same", "same-2", "escape", "index")
+            for stem in ("one", "two", "three", "index")
             for suffix in (".md", ".html")
         ]
     )
-    assert (out / "same.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
+    assert (out / "one.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# same\n")
+    assert (out / "three.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# ../../escape\n")
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "| [same](one.md) |" in index and "| [same](two.md) |" in index
 
 
 def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
@@ -333,30 +367,72 @@ def test_docs_refuses_to_write_through_a_symlink(tmp_path: Path) -> None:
     out.mkdir()
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep me", encoding="utf-8")
-    (out / "victim.md").symlink_to(target)
-    result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out)])
+    (out / "a.md").symlink_to(target)
+    result = invoke_cli("docs", source, "-o", out)
     assert result.exit_code == 2
     assert "symbolic link" in result.output
     assert target.read_text(encoding="utf-8") == "keep me"
 
 
-def test_docs_skips_a_blueprint_with_errors_and_exits_1(tmp_path: Path) -> None:
+def test_a_blueprint_with_errors_gets_a_page_of_its_findings_and_exits_1(tmp_path: Path) -> None:
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
     bad = write(tmp_path / "bad.leviath", '[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n')
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["docs", str(good), str(bad), "-o", str(out)])
+    result = invoke_cli("docs", good, bad, "-o", out)
     assert result.exit_code == 1
     assert "error[unknown-stage]" in result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["good.html", "good.md", "index.html", "index.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bad.html",
+        "bad.md",
+        "good.html",
+        "good.md",
+        "index.html",
+        "index.md",
+    ]
+    page = (out / "bad.md").read_text(encoding="utf-8")
+    assert page.startswith("[All blueprints](index.md)\n\n# bad (has errors)\n")
+    assert "`bad.leviath` does not validate: 2 errors" in page
+    rows = [line for line in page.splitlines() if line.startswith("| error |")]
+    assert rows[0].startswith("| error | `no-terminal-path` | 3:9 | stages.a |")
+    assert rows[1].startswith("| error | `unknown-stage` | 3:23 | stages.a.transitions.ghost | transition from 'a' to")
+    assert "## Stages" not in page
+    html = parse_html((out / "bad.html").read_text(encoding="utf-8"))
+    assert [tag for tag, _ in html.tags].count("tr") == 1 + 5  # the heading row and every finding, warnings too
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "| [bad](bad.md) (has errors) |  | — | — | `bad.leviath` |" in index
+    assert "2 blueprints, 1 with errors" in index
+    assert '<a href="bad.html">bad</a><span class="tag errors">has errors</span>' in (out / "index.html").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_a_file_that_does_not_parse_gets_a_page_named_after_its_source(tmp_path: Path) -> None:
+    write(tmp_path / "in" / "broken" / "agent.leviath", "[agent\nname = 1\n")
+    result = invoke_cli("docs", str(tmp_path / "in"))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("# broken/agent.leviath (has errors)\n")
+    assert "| error | `toml-syntax` | 1:1 |" in result.stdout
+
+
+def test_the_findings_page_escapes_what_the_file_says(tmp_path: Path) -> None:
+    source = '[agent]\nname = "<b>x</b> | y"\n[stages."<i>s</i>".transitions."<script>"]\n'
+    result = validate_bytes("evil.leviath", source.encode())
+    page = findings_page(result, "evil.leviath")
+    html = render_html(page, index=True)
+    assert "<b>" not in html and "<i>" not in html and "<script>" not in html
+    assert "&lt;script&gt;" in html
+    markdown = render_markdown(page)
+    assert markdown.startswith("# \\<b\\>x\\</b\\> \\| y (has errors)\n")
+    assert all(line.count(" | ") - line.count("\\|") <= 6 for line in markdown.splitlines() if line.startswith("| "))
 
 
 def test_docs_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path / "missing.leviath")]).exit_code == 2
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path)]).exit_code == 2  # no blueprint found
-    assert CliRunner().invoke(cli, ["docs"]).exit_code == 2
+    assert invoke_cli("docs", tmp_path / "missing.leviath").exit_code == 2
+    assert invoke_cli("docs", tmp_path).exit_code == 2  # no blueprint found
+    assert invoke_cli("docs").exit_code == 2
     blocker = write(tmp_path / "file", "x")
     good = write(tmp_path / "good.leviath", OK.format(name="good"))
-    assert CliRunner().invoke(cli, ["docs", str(good), "-o", str(blocker / "sub")]).exit_code == 2
+    assert invoke_cli("docs", good, "-o", blocker / "sub").exit_code == 2
 
 
 def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Path) -> None:
@@ -366,11 +442,11 @@ def test_the_index_lists_every_page_with_its_description_and_counts(tmp_path: Pa
     )
     write(tmp_path / "in" / "index.leviath", OK.format(name="index"))
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["docs", str(tmp_path / "in"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", tmp_path / "in", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     index = (out / "index.md").read_text(encoding="utf-8").splitlines()
     assert "| [alpha](alpha.md) | First \\| agent | 1 | 0 | `alpha/agent.leviath` |" in index
-    assert "| [index](index-2.md) |  | 1 | 0 | `index.leviath` |" in index  # never over the index itself
+    assert "| [index](index-a08ac816.md) |  | 1 | 0 | `index.leviath` |" in index  # never over the index itself
     html = (out / "index.html").read_text(encoding="utf-8")
     assert '<a href="alpha.html">alpha</a></td><td>First | agent</td><td class="count">1</td>' in html
     assert "<script" not in html and "Content-Security-Policy" in html
@@ -381,7 +457,7 @@ def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, mo
 
     source = write(tmp_path / "repo" / "agents" / "coder" / "agent.leviath", OK.format(name="coder"))
     out = tmp_path / "site"
-    assert CliRunner().invoke(cli, ["docs", str(tmp_path / "repo" / "agents"), "-o", str(out)]).exit_code == 0
+    assert invoke_cli("docs", tmp_path / "repo" / "agents", "-o", out).exit_code == 0
     page = (out / "coder.md").read_text(encoding="utf-8")
     assert "| source | `coder/agent.leviath` |" in page and str(tmp_path) not in page
     assert str(tmp_path) not in (out / "coder.html").read_text(encoding="utf-8")
@@ -393,3 +469,21 @@ def test_a_page_shows_its_source_relative_to_the_folder_given(tmp_path: Path, mo
         == "agent.leviath"
     )
     assert source_label(str(source), ()) == "agent.leviath"
+
+
+def test_agents_that_share_a_name_get_pages_named_by_their_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for folder in ("agents/coder", "agents/coder-old", "tools/coder"):
+        write(tmp_path / "repo" / folder / "agent.leviath", OK.format(name="coder"))
+    monkeypatch.chdir(tmp_path / "repo")
+    result = invoke_cli("docs", ".", "-o", "site", "--diagram", "builtin")
+    assert result.exit_code == 0, result.output
+    pages = sorted(p.name for p in (tmp_path / "repo" / "site").glob("*.html"))
+    assert pages == ["agents.coder-old.html", "agents.coder.html", "index.html", "tools.coder.html"]
+    index = (tmp_path / "repo" / "site" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<a href="([^"]+)">coder</a>', index) == [
+        "agents.coder.html",
+        "agents.coder-old.html",
+        "tools.coder.html",
+    ]

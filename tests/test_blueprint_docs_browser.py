@@ -17,6 +17,7 @@ import pytest
 
 from compiler.pipeline import validate_bytes
 from compiler.render.blueprint_docs import page_data, render_html
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 _spec = importlib.util.spec_from_file_location("docs_screenshots", ROOT / "scripts" / "docs_screenshots.py")
@@ -165,17 +166,175 @@ def test_the_largest_corpus_graph_fits_a_1280_pixel_page(engine: str, tmp_path: 
 
 
 @needs_chromium
-def test_the_diagram_has_a_full_size_switch_and_the_index_links_every_page(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
+def test_the_diagram_has_zoom_levels_and_the_index_links_every_page(tmp_path: Path) -> None:
 
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["docs", str(ROOT / "blueprints"), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", ROOT / "blueprints", "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     index = browser.dump_dom(out / "index.html")
     links = sorted(set(re.findall(r'href="([^"]+\.html)"', index)))
     assert links == sorted(p.name for p in out.glob("*.html") if p.name != "index.html")
     page = browser.dump_dom(out / links[0])
-    assert '<input type="checkbox" id="zoom" class="zoom">' in page and 'for="zoom"' in page
+    for level in ("fit", "100", "150", "200"):
+        assert f'id="zoom-{level}" class="zoom"' in page and f'for="zoom-{level}"' in page
     assert '<a href="index.html">All blueprints</a>' in page
+
+
+@needs_chromium
+def test_a_blueprint_with_errors_has_a_page_of_findings_in_the_browser(tmp_path: Path) -> None:
+
+    source = tmp_path / "in" / "bad.leviath"
+    source.parent.mkdir()
+    source.write_text('[agent]\nname = "bad"\n[stages.a.transitions.ghost]\n', encoding="utf-8")
+    out = tmp_path / "site"
+    assert invoke_cli("docs", str(source.parent), "-o", str(out)).exit_code == 1
+    page = browser.dump_dom(out / "bad.html")
+    rows = re.findall(r'<tr class="finding (\w+)">(.*?)</tr>', page)
+    assert [severity for severity, _ in rows] == ["error", "error", "warning", "warning", "warning"]
+    assert '<code>unknown-stage</code></td><td class="at">3:23</td>' in rows[1][1]
+    assert "<script" not in page
+    index = browser.dump_dom(out / "index.html")
+    assert '<a href="bad.html">bad</a><span class="tag errors">has errors</span>' in index
+
+
+# --- measured in the browser --------------------------------------------------------------------
+
+#: Runs in a test copy of a page (the published page runs no script): picks a traced run when
+#: asked, then records the geometry and the computed styles the checks below read.
+MEASURE = """<script>
+const pick = document.getElementById(%(pick)s);
+if (pick) pick.checked = true;
+const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const out = {width: document.documentElement.clientWidth, texts: [], nodes: [], highlighted: [], steps: {}};
+for (const t of document.querySelectorAll("svg.stage-graph text")) {
+  const r = box(t); if (r[2] > r[0]) out.texts.push([t.textContent].concat(r));
+}
+for (const g of document.querySelectorAll("svg.stage-graph g.node > rect:first-child")) {
+  out.nodes.push(box(g).concat([getComputedStyle(g).stroke]));
+}
+for (const p of document.querySelectorAll("svg.stage-graph path.edge")) {
+  if (getComputedStyle(p).stroke === "rgb(230, 126, 34)") out.highlighted.push(p.getAttribute("class"));
+}
+for (const ol of document.querySelectorAll(".traces .steps")) {
+  out.steps[ol.className] = getComputedStyle(ol).display;
+}
+out.diagram = box(document.querySelector("svg.stage-graph"));
+out.chart = document.querySelector("svg.ceilings-chart") ? box(document.querySelector("svg.ceilings-chart")) : null;
+const pre = document.createElement("pre"); pre.id = "measured"; pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"""
+
+
+def measure(html: str, tmp_path: Path, width: int = 1280, pick: str | None = None) -> dict:
+    """Open `html` at `width` pixels in Chromium and measure it (MEASURE)."""
+    import html as html_module
+    import json
+
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page = page.replace("</body>", MEASURE % {"pick": json.dumps(pick)} + "</body>")
+    path = tmp_path / "measured.html"
+    path.write_text(page, encoding="utf-8")
+    done = browser._run(path, "--dump-dom", f"--window-size={width},1600")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', done.stdout.decode("utf-8", errors="replace"), re.S)
+    assert found, done.stderr.decode(errors="replace")[-500:]
+    return json.loads(html_module.unescape(found.group(1)))
+
+
+def checked_page(path: Path, label: str):
+    from compiler.check import check_file
+
+    result = check_file(path)
+    return page_data(result.result.blueprint, label, "builtin", result.analysis)
+
+
+@needs_chromium
+def test_picking_a_traced_run_highlights_its_path_and_shows_its_steps(tmp_path: Path) -> None:
+    page = checked_page(ROOT / "tests" / "check_cases" / "run-can-strand" / "review-loop.leviath", "strand")
+    (trace,) = page.runs.traces
+    html = render_html(page)
+    before = measure(html, tmp_path)
+    assert before["highlighted"] == [] and set(before["steps"].values()) == {"none"}
+    after = measure(html, tmp_path, pick="trace-1")
+    assert sorted(after["highlighted"]) == sorted(f"edge a{a}" for a in trace.arrows)
+    assert after["steps"] == {"steps steps-1": "block"}
+    highlighted_nodes = [n for n in after["nodes"] if n[4] == "rgb(230, 126, 34)"]
+    assert len(highlighted_nodes) == len(trace.nodes) == 2
+    legend = [t[0] for t in after["texts"]]
+    assert "worst-case inferences per stage (one run)" in legend and "16–18" in legend
+    assert after["chart"] is not None and after["chart"][2] <= after["width"]
+
+
+def largest_corpus_blueprint() -> Path:
+    """The real blueprint with the most stages (then the most edges)."""
+    from compiler.graph import StageGraph
+
+    def size(path: Path) -> tuple[int, int]:
+        blueprint = validate_bytes(path.name, path.read_bytes()).blueprint
+        graph = StageGraph.from_blueprint(blueprint)
+        return len(blueprint.stages), len(list(graph.edges))
+
+    return max(sorted(CORPUS.glob("*/agent.leviath")), key=size)
+
+
+def overlapping(boxes: list[list]) -> list[tuple[str, str]]:
+    """Pairs of text boxes ([text, left, top, right, bottom]) that overlap by more than a pixel."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if min(a[3], b[3]) - max(a[1], b[1]) > 1 and min(a[4], b[4]) - max(a[2], b[2]) > 1:
+                found.append((a[0], b[0]))
+    return found
+
+
+@needs_chromium
+@requires_shared
+def test_the_largest_real_blueprint_reads_at_page_width(tmp_path: Path) -> None:
+    """At 1280 pixels its diagram is drawn at its natural size (not shrunk), inside the
+    viewport, with no label over another, nothing rotated, every way out named in full and
+    its gates written; the zoom levels make it larger, to scroll around in."""
+    from compiler.check import check_file
+
+    source = largest_corpus_blueprint()
+    result = check_file(source)
+    page = page_data(result.result.blueprint, source.parent.name, "builtin", result.analysis)
+    html = render_html(page, index=True)
+    measured = measure(html, tmp_path)
+    left, _, right, _ = measured["diagram"]
+    assert right <= measured["width"] and left >= 0
+    assert right - left == pytest.approx(page.svg_width, abs=1)  # drawn at its natural size
+    texts = measured["texts"]
+    assert len(texts) > 60
+    assert overlapping(texts) == []
+    assert all(left - 1 <= t[1] and t[3] <= right + 1 for t in texts), "a label sticks out of the diagram"
+    assert "transform=" not in page.svg and "rotate(" not in page.svg
+    labels = [t[0] for t in texts]
+    for stage in page.stages:
+        for edge in stage.edges:
+            head = f"{edge.target}"
+            assert any(label.lstrip("↓→ ").startswith(head) for label in labels), head
+            if edge.gate:
+                assert any(f"gate: {edge.gate}" in label for label in labels), edge.gate
+    assert 'class="gate"' in page.svg
+    zoomed = measure(html, tmp_path, pick="zoom-150")
+    assert zoomed["diagram"][2] - zoomed["diagram"][0] == pytest.approx(page.svg_width * 1.5, abs=1)
+    assert overlapping(zoomed["texts"]) == []
+    shot = tmp_path / "largest.png"
+    browser.screenshot(tmp_path / "measured.html", shot, width=1280, height=2200)
+    assert browser.read_png(shot.read_bytes()).ink > 0.05
+
+
+REAL = sorted(CORPUS.glob("*/agent.leviath")) if CORPUS.exists() else []
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", EXAMPLES + REAL, ids=lambda p: p.stem if p.stem != "agent" else p.parent.name)
+def test_no_label_of_a_diagram_covers_another_at_page_width(path: Path, tmp_path: Path) -> None:
+    from compiler.check import check_file
+
+    result = check_file(path)
+    page = page_data(result.result.blueprint, path.name, "builtin", result.analysis)
+    measured = measure(render_html(page), tmp_path, width=1024)
+    left, _, right, _ = measured["diagram"]
+    assert left >= 0 and right <= measured["width"]
+    assert overlapping(measured["texts"]) == []
+    assert all(left - 1 <= t[1] and t[3] <= right + 1 for t in measured["texts"])

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import compiler
 import compiler.analysis.core
 import compiler.pipeline
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 CASES = Path(__file__).parent / "check_cases"
 STRAND = CASES / "run-can-strand" / "review-loop.leviath"
@@ -26,17 +26,13 @@ def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def run(*args: object) -> Result:
-    return CliRunner().invoke(cli, [str(arg) for arg in args])
-
-
 def codes(result: compiler.CheckResult) -> list[str]:
     return [d.code for d in result.result.diagnostics]
 
 
 def test_check_file_finds_what_blueprint_check_reports() -> None:
     checked = compiler.check_file(STRAND)
-    report = json.loads(run("check", "--format", "json", STRAND).output)
+    report = json.loads(invoke_cli("check", "--format", "json", STRAND).output)
     assert codes(checked) == [d["code"] for d in report["files"][0]["diagnostics"]]
     assert "run-can-strand" in codes(checked)
     assert checked.analysis is not None and checked.analysis.complete
@@ -60,6 +56,33 @@ def test_analysis_supersedes_the_lint_it_answers() -> None:
     validated = [d.code for d in compiler.validate_file(STRAND).diagnostics]
     assert "dead-end-possible" in validated
     assert "dead-end-possible" not in codes(compiler.check_file(STRAND))
+
+
+def test_check_explores_once_with_the_limit_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    # validate, explore, de-duplicate: the exploration is check's own step, run once with the
+    # limit as an argument (the analysis family's registered check is not what runs it).
+    import compiler.analysis.check_runs
+
+    explore = compiler.analysis.core.analyze
+    limits: list[object] = []
+
+    def analyze(blueprint, **options):  # type: ignore[no-untyped-def]
+        limits.append(options.get("limit"))
+        return explore(blueprint, **options)
+
+    def registered(ctx):  # type: ignore[no-untyped-def]
+        raise AssertionError("check ran the registered analysis check")
+
+    monkeypatch.setattr(compiler.analysis.core, "analyze", analyze)
+    monkeypatch.setattr(compiler.analysis.check_runs, "check_runs", registered)
+    registry = compiler.pipeline.REGISTRY
+    checks = [replace(c, fn=registered) if c.family == "analysis" else c for c in registry.checks]
+    monkeypatch.setattr(registry, "checks", checks)
+    checked = compiler.check_file(STRAND, max_states=3)
+    assert limits == [3]
+    assert checked.analysis is not None and not checked.analysis.complete
+    assert "analysis-incomplete" in codes(checked)
+    assert not hasattr(compiler.analysis.core, "state_limit")
 
 
 def _explore_crashes_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
@@ -92,12 +115,12 @@ def _two_files(tmp_path: Path) -> tuple[Path, Path]:
 def test_check_goes_on_after_a_file_whose_exploration_crashes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _two_files(tmp_path)
     _explore_crashes_on(monkeypatch, "crashing")
-    report = json.loads(run("check", "--format", "json", tmp_path).output)
+    report = json.loads(invoke_cli("check", "--format", "json", tmp_path).output)
     by_path = {Path(entry["path"]).name: entry for entry in report["files"]}
     found = [d["code"] for d in by_path["crashing.leviath"]["diagnostics"]]
     assert "internal-error" in found and "run-can-strand" not in found
     assert by_path["clean.leviath"]["analysis"] is not None
-    result = run("check", tmp_path)
+    result = invoke_cli("check", tmp_path)
     assert result.exit_code == 1  # an internal-error is an error, as when a `validate` check crashes
     assert "every run ends within" in result.output  # the other file was still explored
 
@@ -115,7 +138,7 @@ def test_a_crash_outside_the_checks_skips_only_that_file(
         return inner(path, *args)
 
     monkeypatch.setattr(compiler.pipeline, "_validate", validate)
-    result = run(command, tmp_path)
+    result = invoke_cli(command, tmp_path)
     assert result.exit_code == 2, result.output
     assert f"internal error while checking '{crashing}': RuntimeError: pipeline bug" in result.output
     assert "Checked 1 file" in result.output

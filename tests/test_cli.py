@@ -10,15 +10,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from compiler.cli.app import COMMANDS, cli
+from compiler.cli.app import COMMANDS
 from compiler.rulebook.registry import REGISTRY
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
 
 
 def run_python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -51,40 +47,40 @@ def test_help_lists_every_command_without_importing_any() -> None:
 
 def test_every_registered_command_loads() -> None:
     for name in COMMANDS:
-        result = invoke(name, "--help")
+        result = invoke_cli(name, "--help")
         assert result.exit_code == 0, (name, result.output)
         assert result.stdout.startswith("Usage: ") and f" {name} " in result.stdout.splitlines()[0]
 
 
 def test_version_matches_the_distribution() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    result = invoke("--version")
+    result = invoke_cli("--version")
     assert result.exit_code == 0
     assert result.stdout == f"blueprint {project['version']}\n"
 
 
 def test_an_unknown_command_suggests_the_closest() -> None:
-    result = invoke("valdate")
+    result = invoke_cli("valdate")
     assert result.exit_code == 2
     assert "no such command 'valdate'" in result.stderr and "'validate'" in result.stderr
 
 
 def test_an_unknown_option_is_a_usage_error() -> None:
-    assert invoke("validate", "--no-such-flag").exit_code == 2
+    assert invoke_cli("validate", "--no-such-flag").exit_code == 2
 
 
 # --- rules and rule -----------------------------------------------------------------------
 
 
 def test_rules_lists_every_code() -> None:
-    result = invoke("rules")
+    result = invoke_cli("rules")
     assert result.exit_code == 0
     listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line and not line[0].isdigit()}
     assert listed == set(REGISTRY.rules)
 
 
 def test_rules_as_json() -> None:
-    result = invoke("rules", "--format", "json")
+    result = invoke_cli("rules", "--format", "json")
     assert result.exit_code == 0
     document = json.loads(result.stdout)
     assert [r["code"] for r in document["rules"]] == [r.code for r in REGISTRY.all()]
@@ -95,7 +91,7 @@ def test_rules_as_json() -> None:
 
 def test_rule_explains_every_code() -> None:
     for info in REGISTRY.all():
-        result = invoke("rule", info.code)
+        result = invoke_cli("rule", info.code)
         assert result.exit_code == 0, info.code
         assert result.stdout.startswith(f"# {info.code}\n")
         assert info.summary in result.stdout and "## Why" in result.stdout and "## Fix" in result.stdout
@@ -105,12 +101,12 @@ def test_rule_explains_every_code() -> None:
 
 
 def test_rule_json() -> None:
-    document = json.loads(invoke("rule", "toml-syntax", "--format", "json").stdout)
+    document = json.loads(invoke_cli("rule", "toml-syntax", "--format", "json").stdout)
     assert document["code"] == "toml-syntax" and document["leviath"] == "P1"
 
 
 def test_an_unknown_rule_exits_2_with_a_suggestion() -> None:
-    result = invoke("rule", "toml-syntx")
+    result = invoke_cli("rule", "toml-syntx")
     assert result.exit_code == 2 and result.stdout == ""
     assert "'toml-syntx'" in result.stderr and "'toml-syntax'" in result.stderr
 
@@ -119,13 +115,13 @@ def test_an_unknown_rule_exits_2_with_a_suggestion() -> None:
 
 
 def test_schema_report_prints_the_published_file() -> None:
-    result = invoke("schema", "report")
+    result = invoke_cli("schema", "report")
     assert result.exit_code == 0
     assert result.stdout == (ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8")
 
 
 def test_schema_defaults_to_the_blueprint_schema() -> None:
-    result = invoke("schema")
+    result = invoke_cli("schema")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == json.loads((ROOT / "schemas" / "blueprint.schema.json").read_text())
 
@@ -137,13 +133,13 @@ def test_a_missing_schema_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
         raise FileNotFoundError(f"the {name} schema is not installed")
 
     monkeypatch.setattr(resources, "schema_path", missing)
-    result = invoke("schema", "ir")
+    result = invoke_cli("schema", "ir")
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == ["Error: cannot print the 'ir' schema: the ir schema is not installed"]
 
 
 def test_an_unknown_schema_name_is_a_usage_error() -> None:
-    assert invoke("schema", "nope").exit_code == 2
+    assert invoke_cli("schema", "nope").exit_code == 2
 
 
 # --- real processes -----------------------------------------------------------------------
@@ -168,3 +164,11 @@ def test_the_console_script() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 errors" in result.stdout
+
+
+def test_the_suite_drives_the_command_line_through_one_helper() -> None:
+    """`tests.conftest.invoke_cli` is the one place a test module builds click's runner."""
+    here = Path(__file__).parent
+    needle = "CliRunner" + "("  # spelt in two so that this file does not hold it
+    builders = sorted(p.name for p in here.glob("*.py") if needle in p.read_text(encoding="utf-8"))
+    assert builders == ["conftest.py"]

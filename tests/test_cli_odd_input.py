@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, run_with_stdin_closed
 
 #: A stage named with an escape sequence that clears the screen (a TOML escape, so valid TOML).
@@ -27,10 +26,6 @@ EVENTS = (ROOT / "tests" / "runtime" / "review-loop.ndjson").read_bytes()
 BLUEPRINT = ROOT / "tests" / "runtime" / "review-loop.leviath"
 
 
-def invoke(*args: str, stdin: bytes | None = None) -> Result:
-    return CliRunner().invoke(cli, list(args), input=stdin)
-
-
 def hostile(tmp_path: Path) -> str:
     path = tmp_path / "hostile.leviath"
     path.write_text(HOSTILE, encoding="utf-8")
@@ -38,7 +33,7 @@ def hostile(tmp_path: Path) -> str:
 
 
 def test_a_stage_name_cannot_send_escape_sequences_to_the_terminal(tmp_path: Path) -> None:
-    result = invoke("validate", "--color", "always", hostile(tmp_path))
+    result = invoke_cli("validate", "--color", "always", hostile(tmp_path))
     assert result.exit_code == 1
     assert CLEAR_SCREEN not in result.stdout
     assert "stage 'a␛[2Jx' does not exist" not in result.stdout  # the edge goes to 'review'
@@ -49,7 +44,7 @@ def test_a_stage_name_cannot_send_escape_sequences_to_the_terminal(tmp_path: Pat
 def test_raw_control_bytes_in_a_source_line_are_shown_and_carets_still_line_up(tmp_path: Path) -> None:
     path = tmp_path / "raw.leviath"
     path.write_bytes(b'[agent]\nname = "x"\nbad = "\x1b]52;c;AAAA\x07" oops\n')
-    result = invoke("validate", "--color", "never", str(path))
+    result = invoke_cli("validate", "--color", "never", str(path))
     assert result.exit_code == 1
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     source, caret = [line for line in result.stdout.splitlines() if line.startswith(("3 |", "  |   "))][:2]
@@ -59,20 +54,20 @@ def test_raw_control_bytes_in_a_source_line_are_shown_and_carets_still_line_up(t
 
 def test_check_and_run_show_control_characters_instead_of_obeying_them(tmp_path: Path) -> None:
     path = hostile(tmp_path)
-    outputs = [invoke("check", "--color", "always", path).stdout]
+    outputs = [invoke_cli("check", "--color", "always", path).stdout]
     runnable = tmp_path / "runnable.leviath"
     runnable.write_text(
         HOSTILE.replace('.transitions.review]\ncondition = "always"', ".transitions]"), encoding="utf-8"
     )
     events = b'{"type":"system","subtype":"init","session_id":"s1"}\n'
-    outputs.append(invoke("run", str(runnable), "--events", "-", stdin=events).stdout)
+    outputs.append(invoke_cli("run", str(runnable), "--events", "-", input=events).stdout)
     for output in outputs:
         assert "a␛[2Jx" in output and CLEAR_SCREEN not in output
 
 
 def test_run_reads_undecodable_standard_input_as_unreadable_lines() -> None:
-    result = invoke("run", str(BLUEPRINT), "--events", "-", stdin=b"\xff\xfe not json\n" + EVENTS)
-    from_file = invoke("run", str(BLUEPRINT), "--events", str(ROOT / "tests" / "runtime" / "review-loop.ndjson"))
+    result = invoke_cli("run", str(BLUEPRINT), "--events", "-", input=b"\xff\xfe not json\n" + EVENTS)
+    from_file = invoke_cli("run", str(BLUEPRINT), "--events", str(ROOT / "tests" / "runtime" / "review-loop.ndjson"))
     assert result.exit_code == from_file.exit_code == 0
     assert "Error" not in result.stderr
     # The undecodable first line, then the stream's own line 14 (now line 15).
@@ -95,7 +90,7 @@ def test_standard_output_closed_is_an_io_error_not_a_crash(args: tuple[str, ...]
 
 
 def test_check_says_it_does_not_read_standard_input() -> None:
-    result = invoke("check", "-", stdin=b"[agent]\n")
+    result = invoke_cli("check", "-", input=b"[agent]\n")
     assert result.exit_code == 2
     assert result.stderr.strip() == (
         "Error: '-' (standard input) is read by 'blueprint validate' only; 'blueprint check' takes files and directories"

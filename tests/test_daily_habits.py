@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from tests.action_runner import run_action
+from tests.conftest import invoke_cli
 from tests.test_action import runner_temp, tools
 from tests.watching import Watch
 
@@ -42,14 +41,14 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.chdir(repo)
 
     # 1. Start an agent from a template.
-    made = CliRunner().invoke(cli, ["new", "agents/writer", "--template", "review-loop"])
+    made = invoke_cli("new", "agents/writer", "--template", "review-loop")
     assert made.exit_code == 0, made.output
     blueprint = repo / "agents" / "writer" / "agent.leviath"
 
     # 2. Watch it while editing.
     watch = Watch(repo, "validate", "--watch")
     try:
-        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 1 note"
+        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
         watch.waiting()
         text = blueprint.read_text(encoding="utf-8")
         edited = text.replace('transform = "clear"', 'transform = "summarize"').replace(
@@ -60,20 +59,20 @@ def test_a_new_users_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
         # 3. It shows which findings `--fix` can fix …
         report = watch.wait_for("fixable with `--fix`")
-        assert report[-2:] == ["Checked 1 file: 0 errors, 2 warnings, 1 note", "[*] 2 fixable with `--fix`"]
+        assert report[-2:] == ["Checked 1 file: 0 errors, 2 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
         assert sum("] [*] " in line for line in report) == 2
         watch.waiting()
 
         # … fixing them is seen by the watch.
-        fixed = CliRunner().invoke(cli, ["validate", "--fix"])
-        assert fixed.exit_code == 0 and "fixed 2 finding(s) in 1 file(s)" in fixed.stderr
-        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 1 note"
+        fixed = invoke_cli("validate", "--fix")
+        assert fixed.exit_code == 0 and "fixed 2 findings in 1 file" in fixed.stderr
+        assert watch.wait_for("Checked 1 file")[-1] == "Checked 1 file: 0 errors, 0 warnings, 0 notes"
     finally:
         assert watch.stop() == 130
     assert 'transform = "compact"' in blueprint.read_text(encoding="utf-8")
 
     # 4. Publish a docs site with an index.
-    site = CliRunner().invoke(cli, ["docs", "agents", "-o", "site"])
+    site = invoke_cli("docs", "agents", "-o", "site")
     assert site.exit_code == 0, site.output
     index = (repo / "site" / "index.md").read_text(encoding="utf-8")
     assert "| [writer](writer.md) | Draft a document, review it, revise until approved, then publish it | 4 |" in index

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 GOLDEN = Path(__file__).parent / "diagrams"
@@ -14,7 +12,7 @@ REVIEW = ROOT / "blueprints" / "review-loop.leviath"
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["graph", *args])
+    return invoke_cli("graph", *args)
 
 
 def test_each_format_prints_the_golden_drawing() -> None:
@@ -61,5 +59,33 @@ def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_listed_in_the_help_without_importing_it() -> None:
-    result = CliRunner().invoke(cli, ["--help"])
+    result = invoke_cli("--help")
     assert "graph" in result.output and "docs" in result.output
+
+
+def test_svg_is_the_docs_pages_diagram_byte_for_byte(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    from compiler.pipeline import validate_bytes
+    from compiler.render.blueprint_docs import page_data, render_html
+
+    out = tmp_path / "graph.svg"
+    result = invoke(str(REVIEW), "--format", "svg", "--diagram", "builtin", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    svg = out.read_text(encoding="utf-8")
+    root = ElementTree.fromstring(svg)  # a well-formed document on its own
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    blueprint = validate_bytes(REVIEW.name, REVIEW.read_bytes()).blueprint
+    page = page_data(blueprint, REVIEW.name, "builtin")
+    assert svg == page.svg
+    assert svg in render_html(page)
+    assert invoke(str(REVIEW), "--format", "svg").stdout == page_data(blueprint, REVIEW.name).svg  # auto
+
+
+def test_a_broken_blueprint_is_drawn_as_svg_too(tmp_path: Path) -> None:
+    path = tmp_path / "broken.leviath"
+    path.write_text('[agent]\nname = "broken"\n[stages.a.transitions.ghost]\n', encoding="utf-8")
+    result = invoke(str(path), "--format", "svg", "--diagram", "builtin")
+    assert result.exit_code == 1
+    assert "error[unknown-stage]" in result.stderr
+    assert result.stdout.startswith("<svg") and ">ghost</text>" in result.stdout

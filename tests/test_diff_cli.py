@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import compiler
-from compiler.cli.app import cli
 from compiler.diff.rules import RULES
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "diff_cases"
@@ -32,7 +32,7 @@ requires_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is no
 
 
 def diff(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, ["diff", *map(str, args)])
+    return invoke_cli("diff", *args)
 
 
 @pytest.fixture
@@ -64,6 +64,18 @@ def test_the_gate(files: Path, new: str, fail_on: str | None, status: int) -> No
     result = diff("base.leviath", f"{new}.leviath", *(["--fail-on", fail_on] if fail_on else []), "--no-runs")
     assert result.exit_code == status, result.output
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "case", "status"), [("cost-raised", "plan-opus", 1), ("cost-lowered", "plan-sonnet", 0)]
+)
+def test_the_cost_gate_trips_on_a_dearer_run_only(kind: str, case: str, status: int) -> None:
+    """The prices come from the blueprint.toml beside the files, as for every command."""
+    old, new = CASES / kind / f"{case}.old.leviath", CASES / kind / f"{case}.new.leviath"
+    result = diff(old, new, "--fail-on", "cost")
+    assert result.exit_code == status, result.output
+    assert f"[{kind}]" in result.output
+    assert diff(old, new, "--fail-on", "cost", "--no-runs").exit_code == 0  # no runs, no cost compared
 
 
 def test_text_names_each_change_with_its_class_kind_and_places(files: Path) -> None:
@@ -115,11 +127,12 @@ def test_identical_meaning_is_no_change(files: Path) -> None:
     old, new = CASES / "_unchanged" / "formatting.old.leviath", CASES / "_unchanged" / "formatting.new.leviath"
     result = diff(old, new, "--fail-on", "any")
     assert result.exit_code == 0
-    assert "no change (digest" in result.output
+    # An unchanged blueprint is counted, not listed.
+    assert result.output == "Compared 1 blueprint: 0 changed, 1 unchanged (0 breaking, 0 risky, 0 info)\n"
 
 
 def test_explain_lists_every_kind_by_class() -> None:
-    result = CliRunner().invoke(cli, ["diff", "--explain"])
+    result = invoke_cli("diff", "--explain")
     assert result.exit_code == 0
     for kind, rule in RULES.items():
         assert f"  {kind}  ({rule.group})" in result.output
@@ -296,7 +309,7 @@ def test_the_pre_commit_hook_entry_fails_a_breaking_commit(repository: Path) -> 
 
 def test_compile_digest_is_one_value_per_meaning(files: Path) -> None:
     def digest(path: Path | str) -> Result:
-        return CliRunner().invoke(cli, ["compile", "--digest", str(path)])
+        return invoke_cli("compile", "--digest", path)
 
     old, new = (digest(CASES / "_unchanged" / f"formatting.{side}.leviath") for side in ("old", "new"))
     assert old.exit_code == new.exit_code == 0

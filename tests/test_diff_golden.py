@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.config import Settings
+from compiler.config import Settings, load_config, settings_for
 from compiler.diff.core import added, compare, read_version, removed
 from compiler.diff.render import render_json, render_text
 from compiler.diff.rules import RULES
@@ -29,9 +29,12 @@ _SHORT = re.compile(r"(digest |→ )[0-9a-f]{12}\b")
 
 
 def _version(path: Path):
+    """One side, with the settings of a `blueprint.toml` in its folder (prices), else the defaults."""
     if not path.exists():
         return None
-    return read_version(path.relative_to(CASES).as_posix(), path.read_bytes(), Settings())
+    config = path.parent / "blueprint.toml"
+    settings = settings_for(load_config(config)) if config.exists() else Settings()
+    return read_version(path.relative_to(CASES).as_posix(), path.read_bytes(), settings)
 
 
 def render_case(case_id: str):

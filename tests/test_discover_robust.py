@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compiler import discover as discover_module
-from compiler.cli.app import cli
 from compiler.discover import discover
+from tests.conftest import invoke_cli
 
 VALID = '[agent]\nname = "t"\n'
 posix_only = pytest.mark.skipif(os.name != "posix", reason="needs POSIX symlinks and FIFOs")
@@ -178,9 +177,7 @@ def test_undecodable_and_odd_file_names_are_found_and_reported(tmp_path: Path) -
 def test_the_cli_reports_unreadable_explicit_paths_and_checks_the_rest(tmp_path: Path) -> None:
     touch(tmp_path, "good.leviath", "dir.leviath/agent.leviath")
     (tmp_path / "dangling.leviath").symlink_to(tmp_path / "nowhere")
-    result = CliRunner().invoke(
-        cli, ["validate", str(tmp_path / "dangling.leviath"), str(tmp_path / "good.leviath"), str(tmp_path)]
-    )
+    result = invoke_cli("validate", tmp_path / "dangling.leviath", tmp_path / "good.leviath", tmp_path)
     assert result.exit_code == 2
     assert "cannot read" in result.stderr and "dangling.leviath" in result.stderr
     assert "Checked 2 files" in result.stdout

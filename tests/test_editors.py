@@ -12,11 +12,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.ir.serialize import IR_VERSION
 from compiler.resources import SCHEMA_NAMES, schema_path
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 #: The `taplo` package installs the command beside this Python.
@@ -31,7 +30,7 @@ RULE = '\n[[rule]]\ninclude = ["**/agent.leviath", "**/*.leviath"]\n\n[rule.sche
 
 def project(tmp_path: Path, blueprint: str = WRONG_TYPE) -> Path:
     (tmp_path / "schemas").mkdir()
-    result = CliRunner().invoke(cli, ["schema", "blueprint"])
+    result = invoke_cli("schema", "blueprint")
     (tmp_path / "schemas" / "blueprint.schema.json").write_text(result.stdout, encoding="utf-8")
     agent = tmp_path / "agents" / "coder" / "agent.leviath"
     agent.parent.mkdir(parents=True)
@@ -86,13 +85,13 @@ def test_the_catalog_associates_leviath_files(tmp_path: Path) -> None:
     project(tmp_path)
     (tmp_path / ".taplo.toml").write_text(INCLUDE, encoding="utf-8")
     catalog = tmp_path / ".blueprint-catalog.json"
-    catalog.write_text(CliRunner().invoke(cli, ["schema", "catalog"]).stdout, encoding="utf-8")
+    catalog.write_text(invoke_cli("schema", "catalog").stdout, encoding="utf-8")
     assert reports_wrong_type(taplo(tmp_path, "--schema-catalog", catalog.as_uri(), "agents/coder/agent.leviath"))
     assert not reports_wrong_type(taplo(tmp_path, "agents/coder/agent.leviath"))  # the catalog is what did it
 
 
 def test_the_catalog_points_at_the_installed_schemas() -> None:
-    document = json.loads(CliRunner().invoke(cli, ["schema", "catalog"]).stdout)
+    document = json.loads(invoke_cli("schema", "catalog").stdout)
     assert document["version"] == 1
     by_name = {entry["url"].rsplit("/", 1)[-1]: entry for entry in document["schemas"]}
     assert set(by_name) == {f"{name}.schema.json" for name in SCHEMA_NAMES}

@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.app import cli
 from compiler.config import ConfigFinder, Overrides
 from compiler.discover import discover
 from compiler.ignore import PathFilter, check_patterns, compile_patterns
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 AGENT = '[agent]\nname = "a"\n[stages.s]\nmode = "output"\n[stages.s.transitions]\n'
@@ -95,10 +94,10 @@ def test_named_files_and_folders_are_never_left_out(tmp_path: Path) -> None:
 def test_no_blueprint_left_says_how_many_were_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     touch(tmp_path, "drafts/a.leviath")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["validate", "--exclude", "drafts/"])
+    result = invoke_cli("validate", "--exclude", "drafts/")
     assert result.exit_code == 2
     assert "1 path(s) left out by exclude patterns or .gitignore" in result.stderr
-    assert CliRunner().invoke(cli, ["validate", "--exclude", "!"]).exit_code == 2
+    assert invoke_cli("validate", "--exclude", "!").exit_code == 2
 
 
 def test_this_checkout_validates_without_its_test_fixtures() -> None:
@@ -198,3 +197,46 @@ def test_checking_patterns_without_pathspec_agrees_with_pathspec(parts: list[str
         assert str(caught.value) == str(exc)
     else:
         check_patterns([line])
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_gitignore_that_is_a_device_or_fifo_is_skipped_at_once(tmp_path: Path, special: str) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath")
+    if special == "fifo":
+        os.mkfifo(tmp_path / ".gitignore")
+    else:
+        (tmp_path / ".gitignore").symlink_to(special)
+    assert found(tmp_path) == ["a/agent.leviath"]
+
+
+def test_a_gitignore_larger_than_the_limit_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import reading
+
+    monkeypatch.setattr(reading.read_capped, "__defaults__", (100,))
+    touch(tmp_path, ".git/", "a/agent.leviath", "b/agent.leviath")
+    (tmp_path / ".gitignore").write_text("/b/\n" + "#" * 200 + "\n", encoding="utf-8")
+    assert found(tmp_path) == ["a/agent.leviath", "b/agent.leviath"]
+    (tmp_path / ".gitignore").write_text("/b/\n", encoding="utf-8")
+    assert found(tmp_path) == ["a/agent.leviath"]
+
+
+def test_a_reversed_character_range_is_accepted_as_git_accepts_it_and_matches_nothing(tmp_path: Path) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath", "z/agent.leviath")
+    (tmp_path / ".gitignore").write_text("[z-a]\n/a/\n", encoding="utf-8")
+    assert found(tmp_path) == ["z/agent.leviath"]
+    assert found(tmp_path, overrides=Overrides(exclude=("[z-a]",))) == ["z/agent.leviath"]
+    check_patterns(["[z-a]"])
+    result = invoke_cli("validate", "--exclude", "[z-a]", str(tmp_path / "z"))
+    assert "internal error" not in result.output and result.exit_code in (0, 1)
+
+
+def test_a_gitignore_not_applied_is_said_on_stderr(tmp_path: Path) -> None:
+    touch(tmp_path, ".git/", "a/agent.leviath")
+    (tmp_path / ".gitignore").symlink_to("/dev/zero")
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = invoke_cli("validate", ".")
+    finally:
+        os.chdir(old)
+    assert "warning: .gitignore is not applied: not a regular file" in result.stderr

@@ -9,9 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
 FIXABLE = f'[agent]\nname = "a"\n\n[stages.work]  # one stage\n{MODEL}\nmax_iterations = 3\n'
@@ -21,7 +20,7 @@ NOTE_ONLY = CLEAN.replace('name = "b"', 'name = "c"\n[tool_permissions]\nread_fi
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["validate", *args])
+    return invoke_cli("validate", *args)
 
 
 def tree(tmp_path: Path, **files: str) -> dict[str, Path]:
@@ -41,7 +40,7 @@ def test_fix_writes_changed_files_only_and_reports_what_remains(tmp_path: Path) 
     assert paths["a"].read_text(encoding="utf-8") == FIXED
     assert paths["b"].read_text(encoding="utf-8") == CLEAN
     assert paths["b"].stat().st_mtime == 1_000_000  # untouched, not rewritten
-    assert "fixed 1 finding(s) in 1 file(s)" in result.stderr
+    assert "fixed 1 finding in 1 file" in result.stderr
     assert "stage-missing-mode" not in result.stdout
     assert "Checked 2 files: 0 errors, 0 warnings, 0 notes" in result.stdout
 
@@ -67,7 +66,7 @@ def test_diff_prints_a_patch_and_writes_nothing(tmp_path: Path) -> None:
     assert f"--- {paths['a']}\n+++ {paths['a']}\n" in result.stdout
     assert '+mode = "autonomous"\n' in result.stdout
     assert result.stdout.count("@@") == 2  # one hunk, for 'a' only
-    assert "1 fixable finding(s) in 1 file(s)" in result.stderr
+    assert "1 fixable finding in 1 file" in result.stderr
 
 
 def test_diff_exits_0_when_nothing_needs_fixing(tmp_path: Path) -> None:

@@ -24,12 +24,10 @@ import pytest
 
 pytest.importorskip("temporalio", reason="the Temporal tests need temporalio (the [test] extra installs it)")
 
-from click.testing import CliRunner
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.worker import Worker
 
 from compiler import load
-from compiler.cli.app import cli
 from compiler.host import Call, Host, ModelError, ModelReply, ToolResult
 from compiler.host.temporal import (
     Approval,
@@ -48,6 +46,7 @@ from compiler.runtime.ndjson import read_events
 from compiler.runtime.timeline import render_json, render_text, replay
 from compiler.scenarios.loader import default_blueprint, load_scenarios
 from compiler.scenarios.player import play
+from tests.conftest import invoke_cli
 from tests.runtime.harness import blueprint
 from tests.temporal_server import server_or_skip
 
@@ -138,7 +137,7 @@ def test_a_long_replay_continues_as_new_and_still_gives_the_same_timeline(tempor
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["run", *args])
+    return invoke_cli("run", *args)
 
 
 def test_blueprint_run_on_temporal_prints_what_it_prints_in_process(temporal_server, tmp_path):

@@ -25,12 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import compiler
-from compiler.cli.app import cli
 from compiler.ir import serialize
 from compiler.ir.codec import MINIMUMS
 from compiler.ir.ir_schema import ir_schema
@@ -39,6 +37,7 @@ from compiler.pipeline import validate_bytes, validate_text
 from compiler.runtime import InferenceFinished, RunnerError, RunState, StateError, start, step
 from compiler.runtime.ndjson import StreamReader, read_events
 from compiler.runtime.streamfile import read_event_file
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 from tests.test_ir_serialize import HASH, rich_blueprint
 
@@ -265,7 +264,7 @@ def test_an_ir_file_larger_than_the_limit_is_refused(tmp_path: Path, monkeypatch
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_run_refuses_an_endless_event_file() -> None:
-    result = CliRunner().invoke(cli, ["run", str(REVIEW_LOOP), "--events", "/dev/zero"])
+    result = invoke_cli("run", REVIEW_LOOP, "--events", "/dev/zero")
     assert result.exit_code == 2 and "not a regular file" in result.stderr
 
 

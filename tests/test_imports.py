@@ -51,7 +51,11 @@ ONLY_ON_SCHEMA_ERRORS = ("jsonschema",)
 ONLY_FOR_FIXABLE_FINDINGS = ("compiler.fix",)
 
 EXAMPLE = ROOT / "blueprints" / "review-loop.leviath"
-SCHEMA_ERROR = '[agent]\nname = "t"\n\n[stages.work]\nmode = "autonomus"\n\n[stages.work.transitions]\n'
+SCHEMA_ERROR = (
+    '[agent]\nname = "t"\n\n[stages.work]\nmode = "autonomous"\nmax_iterations = "five"\n\n[stages.work.transitions]\n'
+)
+#: A schema error whose fix hint suggests a name ("did you mean 'autonomous'?").
+SUGGESTING_ERROR = '[agent]\nname = "t"\n\n[stages.work]\nmode = "autonomus"\n\n[stages.work.transitions]\n'
 
 #: Runs `blueprint ARGS` and prints, for each watched module it imported, which module (file
 #: and line) imported it.
@@ -132,6 +136,17 @@ def test_a_directory_of_blueprints_imports_no_heavy_module() -> None:
     code, loaded = imported_by("validate", str(ROOT / "blueprints"))
     assert code == 0
     assert set(loaded) <= {"pathspec"}, f"blueprint validate DIR imported {shown(loaded)}"
+
+
+def test_a_suggested_name_brings_in_the_fixing_engine(tmp_path: Path) -> None:
+    """The report marks a finding `--unsafe-fixes` fixes (the suggestion written over the
+    misspelt token, checked by the engine), so the engine loads for it, tomlkit does not."""
+    broken = tmp_path / "agent.leviath"
+    broken.write_text(SUGGESTING_ERROR, encoding="utf-8")
+    code, loaded = imported_by("validate", str(broken))
+    assert code == 1
+    assert list(loaded) == ["compiler.fix", "jsonschema", "tomllib"], shown(loaded)
+    assert loaded["compiler.fix"].startswith("compiler.cli.common")
 
 
 def test_a_fixable_finding_brings_in_the_fixing_engine_only(tmp_path: Path) -> None:

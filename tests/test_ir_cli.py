@@ -11,12 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import compiler
 from compiler.api import compile_bytes, ir_source_path
-from compiler.cli.app import cli
 from compiler.ir.serialize import IR_VERSION, dumps, load_ir
+from tests.conftest import invoke_cli
 from tests.helpers import CORPUS, ROOT, requires_shared
 
 CLEAN = textwrap.dedent(
@@ -48,7 +47,7 @@ def workdir(tmp_path, monkeypatch) -> Path:
 
 
 def run(*args: str):
-    return CliRunner().invoke(cli, ["compile", *args], catch_exceptions=False)
+    return invoke_cli("compile", *args, catch_exceptions=False)
 
 
 def files_in(directory: Path) -> set[str]:

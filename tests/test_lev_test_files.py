@@ -9,11 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compiler import validate_file, validate_text
-from compiler.cli.app import cli
 from compiler.scenarios.pytest_plugin import pytest_collect_file
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 LEV_TEST = '[[test]]\nname = "greets"\ninput = "Hello"\nexpect_contains = "hello"\n\n[[test]]\nname = "reads"\ninput = "Read a.txt"\nexpect_tool_call = "read_file"\n'
@@ -29,10 +28,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "tests" / "sums.rhai").write_text(RHAI, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 def test_a_lev_test_file_is_recognised_and_nothing_else_is_reported():
@@ -59,17 +54,17 @@ def test_a_rhai_script_is_recognised_by_its_suffix(project: Path):
 
 
 def test_validate_names_it_and_a_search_never_finds_it(project: Path):
-    named = invoke("validate", "tests/basic.toml", "tests/sums.rhai")
+    named = invoke_cli("validate", "tests/basic.toml", "tests/sums.rhai")
     assert named.exit_code == 0, named.output
     assert named.output.count("note[not-a-blueprint]") == 2
     assert "missing-agent" not in named.output and "unknown-key" not in named.output
-    searched = invoke("validate", "--format", "json", ".")
+    searched = invoke_cli("validate", "--format", "json", ".")
     assert searched.exit_code == 0 and '"path": "agent.leviath"' in searched.output
     assert "tests/" not in searched.output
 
 
 def test_check_says_it_is_not_a_blueprint(project: Path):
-    result = invoke("check", "tests/basic.toml")
+    result = invoke_cli("check", "tests/basic.toml")
     assert result.exit_code == 0
     assert "tests/basic.toml: not analysed: it is not a blueprint" in result.output
 
@@ -88,19 +83,19 @@ def test_check_says_it_is_not_a_blueprint(project: Path):
     ],
 )
 def test_commands_that_need_a_blueprint_refuse_it_and_say_why(project: Path, args: list[str], says: str):
-    result = invoke(*args)
+    result = invoke_cli(*args)
     assert result.exit_code == 1
     assert says in result.output
 
 
 def test_blueprint_test_names_what_it_was_given(project: Path):
-    named = invoke("test", "tests/basic.toml", "tests/sums.rhai")
+    named = invoke_cli("test", "tests/basic.toml", "tests/sums.rhai")
     assert named.exit_code == 1
     assert named.output.count("error[scenario-format]") == 2
     assert "this is a `lev test` file" in named.output and "this is a Rhai script" in named.output
     assert "unknown key 'test'" not in named.output and "no [[scenario]] table" not in named.output
     for where in (".", "agent.leviath", "tests"):
-        found = invoke("test", where)
+        found = invoke_cli("test", where)
         assert found.exit_code == 2, where
         assert "`lev test` files, which `lev test` runs and blueprint test does not" in found.output, where
 

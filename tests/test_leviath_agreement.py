@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.config import Settings
+from tests.conftest import invoke_cli
 from tests.helpers import run
 
 
@@ -83,13 +84,32 @@ def test_targets_differing_only_in_ascii_case_match_one_answer():
     assert found(source, *EDGE_ORDER) == ["ambiguous-edge-order"]
 
 
-def test_the_routing_fallback_is_a_note_and_allow_complete_removes_it():
+def test_a_branching_stage_whose_targets_can_be_named_has_no_finding():
+    """The fallback's order is Leviath's, the same for every branching stage: docs, not a report."""
     two = ("[stages.a.transitions.x]", "[stages.a.transitions.y]")
-    assert found(_stage_with(*two), *EDGE_ORDER) == ["unordered-routing-fallback"]
-    assert found(_stage_with(*two, extra="allow_complete = true"), *EDGE_ORDER) == []
-    assert found(_stage_with(two[0]), *EDGE_ORDER) == []
-    (note,) = [d for d in run(_stage_with(*two)).diagnostics if d.code == "unordered-routing-fallback"]
-    assert note.severity == "note"
+    assert found(_stage_with(*two), *EDGE_ORDER) == []
+
+
+def test_a_target_no_answer_can_name_is_reached_only_by_the_unordered_fallback():
+    unnamable = ("[stages.a.transitions.x]", "[stages.a.transitions.code-review]")
+    (finding,) = [d for d in run(_stage_with(*unnamable)).diagnostics if d.code == "unordered-routing-fallback"]
+    assert finding.severity == "warning" and "'code-review'" in finding.message
+    assert finding.path == ("stages", "a", "transitions", "code-review")
+    # Following the fix line (a name an answer can be) silences it.
+    renamed = ("[stages.a.transitions.x]", "[stages.a.transitions.code_review]")
+    assert found(_stage_with(*renamed), *EDGE_ORDER) == []
+    # An answer naming no stage ends the run under allow_complete, and a lone edge is not asked about.
+    assert found(_stage_with(*unnamable, extra="allow_complete = true"), *EDGE_ORDER) == []
+    assert found(_stage_with(unnamable[1]), *EDGE_ORDER) == []
+
+
+@pytest.mark.parametrize(("name", "routable"), [("étape", True), ("deep.dive", False), ("step 2", False)])
+def test_a_name_beyond_ascii_is_read_as_leviath_reads_words(name, routable):
+    source = (
+        f'[stages.a]\n[stages.a.transitions.x]\n[stages.a.transitions."{name}"]\n'
+        f'[stages.x]\ntransitions = {{}}\n[stages."{name}"]\ntransitions = {{}}'
+    )
+    assert found(source, *EDGE_ORDER) == ([] if routable else ["unordered-routing-fallback"])
 
 
 def test_shadowed_edge_says_it_follows_declaration_order():
@@ -305,25 +325,21 @@ def test_rule_docs_say_how_to_turn_them_on():
 
 
 def test_the_cli_flag_and_the_pyproject_key(tmp_path):
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     blueprint = tmp_path / "agent.leviath"
     blueprint.write_text('[agent]\nname = "t"\n' + NEEDY, encoding="utf-8")
     (tmp_path / "leviath.toml").write_text(LEVIATH_CONFIG, encoding="utf-8")
-    runner = CliRunner()
-    plain = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    plain = invoke_cli("validate", "--format", "json", blueprint)
     assert "no-reachable-provider" not in plain.output
     config = str(tmp_path / "leviath.toml")
-    flagged = runner.invoke(cli, ["validate", "--format", "json", "--leviath-config", config, str(blueprint)])
+    flagged = invoke_cli("validate", "--format", "json", "--leviath-config", config, blueprint)
     assert "no-reachable-provider" in flagged.output
     (tmp_path / "pyproject.toml").write_text('[tool.blueprint]\nleviath-config = "leviath.toml"\n', encoding="utf-8")
-    keyed = runner.invoke(cli, ["validate", "--format", "json", str(blueprint)])
+    keyed = invoke_cli("validate", "--format", "json", blueprint)
     assert "no-reachable-provider" in keyed.output
-    missing = runner.invoke(cli, ["validate", "--leviath-config", str(tmp_path / "absent.toml"), str(blueprint)])
+    missing = invoke_cli("validate", "--leviath-config", tmp_path / "absent.toml", blueprint)
     assert missing.exit_code == 2 and "absent.toml: cannot read" in missing.output
-    not_a_list = runner.invoke(cli, ["validate", "--leviath-models", str(tmp_path / "leviath.toml"), str(blueprint)])
+    not_a_list = invoke_cli("validate", "--leviath-models", tmp_path / "leviath.toml", blueprint)
     assert not_a_list.exit_code == 2 and "lev models list" in not_a_list.output
 
 

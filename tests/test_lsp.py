@@ -365,6 +365,33 @@ async def test_completion_offers_keys_values_and_names(client: Client, tmp_path:
     assert {"unknown-stage", "unknown-region", "all"} <= set(codes)
 
 
+async def test_hover_and_completion_say_what_the_special_values_mean(client: Client, tmp_path: Path) -> None:
+    """What the editor shows of a key whose 0 means something else agrees with docs/format.md."""
+    from tests.test_special_values import SPECIAL_VALUES, STAGES, plain
+
+    for path, meaning in SPECIAL_VALUES:
+        key = path[-1]
+        if "gate" in path:
+            edge = "[stages.a.transitions.b]\n"
+            text = STAGES.replace("{key}", "").replace(edge, f"{edge}gate = {{ {key} = 0 }}\n")
+        else:
+            text = STAGES.replace("{key}", f"{key} = 0")
+        shown = await hover_at(client, tmp_path, text, position(text, f"{key} = 0", shift=1))
+        assert shown is not None and meaning in plain(shown), (path, shown)
+        if "gate" in path:
+            continue
+        prefix = text[: text.index(f"{key} = 0")] + key[:5]
+        path_ = write(tmp_path, prefix, "completing.leviath")
+        uri = open_document(client, path_, prefix)
+        lines = prefix.split("\n")
+        at = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+        result = await client.text_document_completion_async(
+            types.CompletionParams(text_document=doc(uri), position=at)
+        )
+        (offered,) = [item for item in result.items if item.label == key]
+        assert meaning in plain(offered.documentation.value), (path, offered.documentation)
+
+
 async def test_completion_works_while_the_line_does_not_parse(client: Client, tmp_path: Path) -> None:
     text = BROKEN.replace("reveiw", "review") + '\n[stages.review.transitions.plan]\ncondition = "st'
     labels = await complete(client, tmp_path, text)
@@ -621,3 +648,18 @@ async def test_did_you_mean_replaces_exactly_the_misspelt_token(
         assert fixed == good
     else:
         assert "entry_stage = 'plan'" in fixed  # the quotes it was written with
+
+
+async def test_a_suggestion_is_not_offered_over_more_than_the_misspelt_name(client: Client, tmp_path: Path) -> None:
+    """A placeholder finding covers the whole string; writing '{stage}' over it would drop the
+    rest of the text, so only the directive is offered."""
+    text = BROKEN.replace("reveiw", "review").replace(
+        'name = "fixer"', 'name = "fixer"\n[agent.nudge]\ntext = "In {Stage} now"'
+    )
+    path = write(tmp_path, text)
+    uri = open_document(client, path, text)
+    finding = next(d for d in (await published(client, uri, 1)).diagnostics if d.code == "unknown-placeholder")
+    actions = await actions_at(client, uri, finding.range.start)
+    assert [a.title for a in actions if a.diagnostics[0].code == "unknown-placeholder"] == [
+        "Ignore unknown-placeholder on this line"
+    ]

@@ -1,7 +1,8 @@
 """The docs/editors.md story in a real editor: headless Neovim runs the Neovim configuration
-of docs/editors.md as its init.lua, attaches to `blueprint lsp`, and `neovim/drive.lua` types
-a misspelt transition target, sees `unknown-stage` under it, jumps to a stage's definition,
-renames it and applies the quick fix. Skips (with the reason) where Neovim 0.7+ is missing;
+of docs/editors.md as its init.lua, attaches to `blueprint lsp`, and `neovim/drive.lua`, with
+the keys the recipe maps, types a misspelt transition target, sees `unknown-stage` under it,
+completes a key (<C-x><C-o>), hovers a key (K), jumps to a stage's definition (gd), renames it
+(<leader>rn) and applies the quick fix (<leader>ca). Skips (with the reason) where Neovim 0.7+ is missing;
 .ci/run installs Debian's package."""
 
 from __future__ import annotations
@@ -116,6 +117,15 @@ def test_the_editors_md_story_in_neovim(tmp_path: Path) -> None:
     assert finding["code"] == "unknown-stage"
     assert (finding["lnum"], finding["col"], finding["end_col"]) == (8, 25, 31)  # under "reveiw"
     assert "did you mean 'review'?" in finding["message"]
+
+    # Completion as the recipe sets it up: <C-x><C-o> asks the server (no E764).
+    assert steps["omnifunc"] == "v:lua.vim.lsp.omnifunc"
+    completed = steps["completed"]
+    assert "max_revisits" in completed["labels"] and completed["line"] == "max_revisits"
+
+    # K shows the key's meaning as docs/format.md has it.
+    hovered = steps["hovered"]["text"]
+    assert "max_iterations" in hovered and "unset or `0` takes the default cap" in hovered
 
     jumped = steps["jumped"]
     assert jumped["line"] == "[stages.review]" and jumped["col"] == len("[stages.")

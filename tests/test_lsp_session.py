@@ -203,3 +203,20 @@ def test_the_base_install_brings_the_language_server_and_the_watcher() -> None:
         "lsprotocol",
         "watchfiles",
     }
+
+
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        (b"Content-Length: 99999999999999999999\r\n\r\n{}", "a message of 99999999999999999999 bytes"),
+        (b"Content-Length: 999999999999\r\n\r\n{}", "a message of 999999999999 bytes"),
+        (b"X-Padding: " + b"x" * 100_000 + b"\r\n", "a header line longer than 4,096 bytes"),
+    ],
+)
+def test_a_frame_beyond_the_limits_stops_the_server_with_a_clear_message(frame: bytes, said: str) -> None:
+    hello = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    done = subprocess.run(SERVER, input=hello + frame, capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert b'"id": 1' in done.stdout or b'"id":1' in done.stdout  # answered until then
+    assert f"the language server stopped: the client sent {said}" in done.stderr.decode()
+    assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr

@@ -22,12 +22,11 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.cli.app import cli
 from compiler.display import UNSAFE, json_visible, visible
+from tests.conftest import invoke_cli
 
 #: Pieces of a hostile name. `%0A` checks the workflow-command escaping is not undone.
 PIECES = (
@@ -136,10 +135,6 @@ def file_name(name: str) -> str:
     return "bp " + name.replace("/", "_").replace("\0", "_") + ".leviath"
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
-
-
 def assert_nothing_raw(text: str, what: str, *, github: bool = False) -> None:
     """No unsafe character but line ends, no ESC but our colours, no forged workflow command."""
     plain = OWN_SGR.sub("", text)
@@ -200,7 +195,7 @@ def outputs_of(tmp_path: Path, name: str) -> list[tuple[str, str, bool]]:
     }
     out = []
     for what, args in runs.items():
-        result = invoke(*args)
+        result = invoke_cli(*args)
         assert result.exception is None or isinstance(result.exception, SystemExit), (what, result.exception)
         out.append((what, result.stdout, "github" in what))
         out.append((what + " (stderr)", result.stderr, False))
@@ -245,7 +240,7 @@ def test_the_hostile_blueprint_is_clean_enough_to_run_and_its_names_are_shown(tm
 def test_github_annotations_cannot_be_forged_by_a_stage_name(tmp_path: Path) -> None:
     path = tmp_path / "a.leviath"
     path.write_text(hostile_blueprint("a\n::error file=README.md,line=1::Fake"), encoding="utf-8")
-    lines = invoke("validate", "--format", "github", str(path)).stdout.splitlines()
+    lines = invoke_cli("validate", "--format", "github", str(path)).stdout.splitlines()
     assert lines and all(ANNOTATION.fullmatch(line) for line in lines)
     assert not any("file=README.md" in line.split("::")[1] for line in lines)  # only ever in a message
     assert any("a␊::error file=README.md,line=1::Fake" in line for line in lines)
@@ -255,7 +250,7 @@ def test_colour_is_added_after_escaping_so_input_sgr_never_reaches_the_terminal(
     path = tmp_path / "a.leviath"
     path.write_text(hostile_blueprint("\x1b[8mHIDDEN"), encoding="utf-8")
     for command in ("validate", "check"):
-        output = invoke(command, "--color", "always", str(path)).stdout
+        output = invoke_cli(command, "--color", "always", str(path)).stdout
         assert "\x1b[1;33m" in output  # our own colours are there
         assert "\x1b[8m" not in output and "␛[8mHIDDEN" in output
 
@@ -264,10 +259,10 @@ def test_a_newline_in_a_file_path_is_shown_in_every_message(tmp_path: Path) -> N
     path = tmp_path / "x\n::error::y.leviath"
     path.write_text("[agent]\nname = 1\n", encoding="utf-8")
     for args in (["validate", str(path)], ["check", str(path)], ["validate", "--format", "github", str(path)]):
-        result = invoke(*args)
+        result = invoke_cli(*args)
         assert_nothing_raw(result.stdout, " ".join(args[:1]), github="github" in args)
         assert ("x␊%3A%3Aerror%3A%3Ay.leviath" if "github" in args else "x␊::error::y.leviath") in result.stdout
-    unreadable = invoke("validate", str(tmp_path / "gone\n::error::z"))
+    unreadable = invoke_cli("validate", str(tmp_path / "gone\n::error::z"))
     assert unreadable.exit_code == 2 and "gone␊::error::z" in unreadable.stderr
 
 
@@ -303,7 +298,7 @@ def test_visible_shows_each_kind_of_control(text: str, shown: str) -> None:
 def test_the_ir_written_by_compile_escapes_separators_and_c1(tmp_path: Path) -> None:
     path = tmp_path / "a.leviath"
     path.write_text(hostile_blueprint("\u2028\x85\u202e"), encoding="utf-8")
-    result = invoke("compile", str(path))
+    result = invoke_cli("compile", str(path))
     assert result.exit_code == 0, result.stderr
     assert "\\u2028\\u0085\\u202e" in result.stdout and not UNSAFE.search(result.stdout.replace("\n", ""))
     assert json.loads(result.stdout)["blueprint"]["name"] == "agent \u2028\x85\u202e"

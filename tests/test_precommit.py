@@ -1,9 +1,10 @@
 """The pre-commit hook (.pre-commit-hooks.yaml): its manifest, its `files` pattern, its entry,
-and a real `pre-commit try-repo` run against a copy of this checkout.
+and real `pre-commit run`s of the hooks from a copy of this checkout.
 
-The try-repo test builds the hook's virtual environment the way a user's pre-commit does
+The first real run builds the hook's virtual environment the way a user's pre-commit does
 (pip-installing the project and its dependencies from PyPI), so it is slow and needs the
-network; it is marked `slow` (`pytest -m "not slow"` leaves it out) but runs by default.
+network; the others reuse it (one pre-commit store for the session). They are marked `slow`
+(`pytest -m "not slow"` leaves them out) but run by default.
 """
 
 from __future__ import annotations
@@ -233,12 +234,12 @@ def _git(*args: str, cwd: Path) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This checkout's working tree, committed in a repository of its own.
+@pytest.fixture(scope="session")
+def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This checkout's working tree, committed in a repository of its own, and that commit.
 
-    try-repo reads a local repository at a commit: in a checkout with uncommitted changes it
-    commits tracked files only, so new files (the manifest itself, before it is committed)
+    pre-commit reads a hook repository at a commit: in a checkout with uncommitted changes it
+    would see tracked files only, so new files (the manifest itself, before it is committed)
     would be missing. A committed copy of the working tree is what a user would clone.
     """
     if shutil.which("git") is None:
@@ -249,12 +250,41 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _git("init", "-q", cwd=repo)
     _git("add", "-A", cwd=repo)
     _git("commit", "-q", "--no-verify", "-m", "snapshot", cwd=repo)
-    return repo
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True).stdout
+    return repo, rev.strip()
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit store for the session: the hook's environment is built by the first run
+    (pip-installing the project as a user's pre-commit does) and reused by the others."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _pre_commit(
+    hook_repository: tuple[Path, str], home: Path, project: Path, hook_id: str, *args: str
+) -> subprocess.CompletedProcess:
+    """`pre-commit run HOOK` in `project`, with a configuration naming the hook repository at
+    its commit (kept outside the project, as a user's is inside theirs: the hook sees no file
+    of it)."""
+    repo, rev = hook_repository
+    config = project.parent / "pre-commit-config.yaml"
+    config.write_text(yaml.safe_dump({"repos": [{"repo": str(repo), "rev": rev, "hooks": [{"id": hook_id}]}]}))
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color=never", "--config", str(config), hook_id, *args],
+        cwd=project,
+        env={**_git_env(), "PRE_COMMIT_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("blueprint", "expected"), [("good", 0), ("bad", 1)])
-def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: str, expected: int) -> None:
+def test_pre_commit_runs_the_hook(
+    hook_repository: tuple[Path, str], pre_commit_home: Path, tmp_path: Path, blueprint: str, expected: int
+) -> None:
     project = tmp_path / "project"
     (project / "agents").mkdir(parents=True)
     (project / "agents" / "agent.leviath").write_text(GOOD if blueprint == "good" else BAD, encoding="utf-8")
@@ -264,14 +294,7 @@ def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: s
     _git("init", "-q", cwd=project)
     _git("add", "-A", cwd=project)
 
-    done = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository), HOOK_ID, "--all-files"],
-        cwd=project,
-        env=_git_env(),
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
+    done = _pre_commit(hook_repository, pre_commit_home, project, HOOK_ID, "--all-files")
     output = done.stdout + done.stderr
     assert done.returncode == expected, output
     if blueprint == "good":
@@ -283,7 +306,9 @@ def test_pre_commit_try_repo(hook_repository: Path, tmp_path: Path, blueprint: s
 
 
 @pytest.mark.slow
-def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path: Path) -> None:
+def test_pre_commit_runs_the_diff_hook(
+    hook_repository: tuple[Path, str], pre_commit_home: Path, tmp_path: Path
+) -> None:
     """A real pre-commit run of `blueprint-diff` on a staged change: breaking fails the commit."""
     project = tmp_path / "project"
     (project / "agents").mkdir(parents=True)
@@ -293,21 +318,15 @@ def test_pre_commit_try_repo_runs_the_diff_hook(hook_repository: Path, tmp_path:
     _git("add", "-A", cwd=project)
     _git("commit", "-q", "--no-verify", "-m", "base", cwd=project)
 
-    def try_repo() -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "pre_commit", "try-repo", "--color=never", str(hook_repository)]
-        return subprocess.run(
-            [*command, "blueprint-diff"], cwd=project, env=_git_env(), capture_output=True, text=True, timeout=1200
-        )
-
     risky_text = base.replace("max_revisits = 2", "max_revisits = 4", 1)
     (project / "agents" / "agent.leviath").write_text(risky_text, encoding="utf-8")
     _git("add", "-A", cwd=project)
-    risky = try_repo()
+    risky = _pre_commit(hook_repository, pre_commit_home, project, "blueprint-diff")
     assert risky.returncode == 0, risky.stdout + risky.stderr
     assert re.search(r"review agent blueprint changes\.+Passed", risky.stdout)
     (project / "agents" / "agent.leviath").write_text(base.replace('name = "shop"', 'name = "store"'), encoding="utf-8")
     _git("add", "-A", cwd=project)
-    breaking = try_repo()
+    breaking = _pre_commit(hook_repository, pre_commit_home, project, "blueprint-diff")
     assert breaking.returncode == 1, breaking.stdout + breaking.stderr
     assert re.search(r"review agent blueprint changes\.+Failed", breaking.stdout)
     assert "agent renamed from 'shop' to 'store'" in breaking.stdout

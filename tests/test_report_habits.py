@@ -9,12 +9,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.diagnostics import Span
 from compiler.fix.edits import TextEdit, apply_edits
 from compiler.pipeline import validate_text
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, SARIF_SCHEMA
 
 #: Two fixable findings (a stage without mode, an alias) among findings that are not.
@@ -45,7 +44,7 @@ def blueprint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def validate(*args: str):
-    return CliRunner().invoke(cli, ["validate", *args])
+    return invoke_cli("validate", *args)
 
 
 def test_text_marks_the_fixable_findings_and_counts_them(blueprint: str) -> None:
@@ -161,14 +160,20 @@ def test_quiet_and_statistics_combine_in_the_human_formats(blueprint: str) -> No
     for command in ("validate", "check"):
         for output_format in ("json", "sarif", "github"):
             for flag in ("-q", "--statistics"):
-                result = CliRunner().invoke(cli, [command, blueprint, "--format", output_format, flag])
+                result = invoke_cli(command, blueprint, "--format", output_format, flag)
                 assert result.exit_code == 2
                 assert "shapes the human formats (text, concise)" in result.stderr
 
 
 def test_check_takes_quiet_and_statistics(blueprint: str) -> None:
-    quiet = CliRunner().invoke(cli, ["check", blueprint, "-q"])
+    quiet = invoke_cli("check", blueprint, "-q")
     assert quiet.exit_code == 0, quiet.output
     assert quiet.stdout.splitlines() == ["Checked 1 file: 0 errors, 4 warnings, 0 notes", "[*] 2 fixable with `--fix`"]
-    full = CliRunner().invoke(cli, ["check", blueprint, "--statistics"]).stdout
-    assert "ceiling:" in full and "1  warning  stage-missing-mode" in full and "] [*] " in full
+    table = invoke_cli("check", blueprint, "--statistics").stdout
+    assert table.splitlines() == [
+        "2  warning  stage-missing-model",
+        "1  warning  non-canonical-value",
+        "1  warning  stage-missing-mode",
+    ]
+    full = invoke_cli("check", blueprint).stdout
+    assert "ceiling:" in full and "] [*] " in full

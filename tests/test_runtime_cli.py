@@ -6,9 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 
 HERE = Path(__file__).parent / "runtime"
 BLUEPRINT = HERE / "review-loop.leviath"
@@ -17,7 +15,7 @@ EXPECTED = HERE / "review-loop.txt"
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, ["run", *args])
+    return invoke_cli("run", *args)
 
 
 def test_the_recorded_stream_prints_the_expected_timeline():

@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import compiler
-from compiler.cli.app import cli
 from compiler.runtime import InferenceFinished, ToolCall
 from compiler.runtime.leviath_log import GATEWAY_EVENTS, LogError, read_log
 from compiler.runtime.log_check import check_log, render_json, render_text
 from compiler.runtime.streamfile import AGENT_STREAM, LEVIATH_LOG, read_log_file, sniff_format
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 from tests.runtime.harness import blueprint
 
@@ -40,7 +39,7 @@ def example(name: str):
 
 
 def run(*args: str, input: bytes | None = None):
-    return CliRunner().invoke(cli, ["run", *args], input=input)
+    return invoke_cli("run", *args, input=input)
 
 
 # --- the recorded runs ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from compiler.runtime import InferenceFailed, InferenceFinished, RegionChanged, RoutingAnswer, ToolCall
 from compiler.runtime.ndjson import StreamReader, read_events
 from compiler.runtime.streamfile import read_event_file
+from tests.conftest import invoke_cli
 
 
 def lines(*objects) -> list[str]:
@@ -254,12 +255,9 @@ def test_the_recorded_session_with_partial_messages_reads_as_it_does_without():
 
 
 def test_blueprint_run_prints_the_same_timeline_for_the_partial_recording():
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     junk = next(n for n, line in enumerate(PARTIAL.read_text(encoding="utf-8").splitlines(), 1) if "not JSON" in line)
-    result = CliRunner().invoke(cli, ["run", str(RUNTIME / "review-loop.leviath"), "--events", str(PARTIAL)])
+    result = invoke_cli("run", RUNTIME / "review-loop.leviath", "--events", PARTIAL)
     assert result.exit_code == 0, result.output
     expected = (RUNTIME / "review-loop.txt").read_text(encoding="utf-8")
     assert result.output == expected.replace("(line 14)", f"(line {junk})")

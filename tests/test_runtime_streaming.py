@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.pipeline import validate_text
 from compiler.runtime.streamfile import LEVIATH_LOG, open_lines, read_event_file, sniff_format
 from compiler.runtime.timeline import Ending, render_json, render_text, replay, replay_entries
+from tests.conftest import invoke_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +50,7 @@ def test_the_streamed_timeline_is_the_librarys(tmp_path: Path, output_format: st
     trace = replay(result.blueprint, events, skipped=skipped, skipped_lines=skipped_lines)
     assert trace.unused > 0 and skipped > 0  # both tails of the summary are exercised
     expected = (render_json if output_format == "json" else render_text)(result.blueprint, trace)
-    run = CliRunner().invoke(cli, ["run", str(REVIEW_LOOP), "--events", str(stream), "--format", output_format])
+    run = invoke_cli("run", REVIEW_LOOP, "--events", stream, "--format", output_format)
     assert run.stdout == expected
     assert run.exit_code == (0 if trace.state.status == "complete" else 1)
 
@@ -65,7 +64,7 @@ def test_every_recorded_stream_prints_as_before(stream: Path) -> None:
     events, skipped = read_event_file(stream, skipped_lines=skipped_lines)
     trace = replay(result.blueprint, events, skipped=skipped, skipped_lines=skipped_lines)
     for output_format, render in (("text", render_text), ("json", render_json)):
-        run = CliRunner().invoke(cli, ["run", str(REVIEW_LOOP), "--events", str(stream), "--format", output_format])
+        run = invoke_cli("run", REVIEW_LOOP, "--events", stream, "--format", output_format)
         assert run.stdout == render(result.blueprint, trace), output_format
 
 

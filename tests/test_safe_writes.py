@@ -15,13 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import compiler.fix.files as files
 import compiler.fix.writes as writes
-from compiler.cli.app import cli
 from compiler.config import Settings
 from compiler.fix import fix_bytes
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 MODEL = 'model = { models = [{ provider = "anthropic", model = "claude-sonnet-4-6" }] }'
@@ -36,7 +35,7 @@ ROOT_ONLY = pytest.mark.skipif(
 
 
 def validate(*args: str):
-    return CliRunner().invoke(cli, ["validate", *args])
+    return invoke_cli("validate", *args)
 
 
 def blueprint(tmp_path: Path, text: str = FIXABLE, name: str = "a.leviath") -> Path:
@@ -213,13 +212,13 @@ PAGE = '[agent]\nname = "victim"\n[stages.only]\nmode = "autonomous"\n' + MODEL 
 
 @POSIX
 def test_docs_never_writes_through_a_planted_hard_link(tmp_path: Path) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me", encoding="utf-8")
     out = tmp_path / "out"
     out.mkdir()
     os.link(outside, out / "victim.md")
-    result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", source, "-o", out, "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     assert outside.read_text(encoding="utf-8") == "keep me" and outside.stat().st_nlink == 1
     assert (out / "victim.md").read_text(encoding="utf-8").startswith("[All blueprints](index.md)\n\n# victim")
@@ -228,20 +227,18 @@ def test_docs_never_writes_through_a_planted_hard_link(tmp_path: Path) -> None:
 
 @POSIX
 def test_docs_says_where_a_symlinked_output_directory_leads(tmp_path: Path) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    result = CliRunner().invoke(
-        cli, ["docs", str(source), "-o", str(tmp_path / "link" / "docs"), "--diagram", "builtin"]
-    )
+    result = invoke_cli("docs", source, "-o", tmp_path / "link" / "docs", "--diagram", "builtin")
     assert result.exit_code == 0, result.output
     assert f"leads through a symbolic link; the files go to '{real / 'docs'}'" in result.stderr
     assert sorted(p.name for p in (real / "docs").iterdir()) == ["index.html", "index.md", "victim.html", "victim.md"]
 
 
 def test_docs_pages_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = blueprint(tmp_path, PAGE)
+    source = blueprint(tmp_path, PAGE, "victim.leviath")
     out = tmp_path / "out"
     out.mkdir()
     (out / "victim.md").write_text("old page", encoding="utf-8")
@@ -252,7 +249,7 @@ def test_docs_pages_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch:
     import compiler.cli.outdir as outdir
 
     monkeypatch.setattr(outdir.os, "replace", fail)
-    result = CliRunner().invoke(cli, ["docs", str(source), "-o", str(out), "--diagram", "builtin"])
+    result = invoke_cli("docs", source, "-o", out, "--diagram", "builtin")
     assert result.exit_code == 2 and "No space left on device" in result.stderr
     assert [p.name for p in out.iterdir()] == ["victim.md"]  # no temporary file left behind
     assert (out / "victim.md").read_text(encoding="utf-8") == "old page"

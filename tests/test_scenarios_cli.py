@@ -14,9 +14,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 REVIEW = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
@@ -57,7 +56,7 @@ def invoke(*args: str, cwd: Path):
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+        return invoke_cli(*args, catch_exceptions=False)
     finally:
         os.chdir(old)
 
@@ -102,7 +101,7 @@ def test_a_crash_on_one_scenario_file_is_contained(project: Path, monkeypatch: p
 
     monkeypatch.setattr(runner, "run_file", crash_on_copy)
     monkeypatch.delenv("BLUEPRINT_DEBUG", raising=False)
-    result = CliRunner().invoke(cli, ["test", "--format", "json", str(project)], catch_exceptions=False)
+    result = invoke_cli("test", "--format", "json", project, catch_exceptions=False)
     assert result.exit_code == 2
     assert "internal error while checking" in result.stderr and "copy.scenarios.toml" in result.stderr
     assert "RuntimeError: planted" in result.stderr
@@ -320,3 +319,67 @@ def test_the_cap_check_explored_with_is_the_cap_its_scenarios_replay(tmp_path: P
     assert "default_max_iterations = 7" in emitted
     tested = invoke("test", "out", cwd=tmp_path)
     assert "script-mismatch" not in tested.output and "FAIL" in tested.output, tested.output
+
+
+# --- scenario targets: bounded reads, bytes kept ---------------------------------------------------------
+
+
+def _saved(tmp_path: Path, target: str):
+    shutil.copy(ROOT / "tests" / "runtime" / "review-loop.leviath", tmp_path / "agent.leviath")
+    shutil.copy(ROOT / "tests" / "runtime" / "review-loop.ndjson", tmp_path / "run.ndjson")
+    return invoke_cli(
+        "run", str(tmp_path / "agent.leviath"), "--events", str(tmp_path / "run.ndjson"), "--save-scenario", target
+    )
+
+
+def test_save_scenario_refuses_a_fifo_or_device_target_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.toml")
+    for target in (str(tmp_path / "fifo.toml"), "/dev/zero"):
+        result = _saved(tmp_path, target)
+        assert result.exit_code == 2
+        assert "not a regular file" in result.output
+
+
+def test_save_scenario_refuses_to_rewrite_invalid_utf8(tmp_path: Path) -> None:
+    target = tmp_path / "agent.scenarios.toml"
+    original = b'# caf\xe9\n[[scenario]]\nname = "x"\nsteps = ["done"]\n'
+    target.write_bytes(original)
+    result = _saved(tmp_path, str(target))
+    assert result.exit_code == 2
+    assert "byte 6 is not valid UTF-8" in result.output
+    assert target.read_bytes() == original
+
+
+def test_emit_scenarios_refuses_to_rewrite_invalid_utf8(tmp_path: Path) -> None:
+    from compiler.scenarios.emit import emitted_file
+
+    source = next(p for p in sorted(CHECK_CASES.glob("run-can-strand/*.leviath")) if not p.stem.startswith("ok-"))
+    shutil.copy(source, tmp_path / "agent.leviath")
+    out = tmp_path / "out"
+    out.mkdir()
+    target = Path(emitted_file(str(out), str(tmp_path / "agent.leviath")))
+    original = b"# \xff\n"
+    target.write_bytes(original)
+    result = invoke_cli("check", str(tmp_path / "agent.leviath"), "--emit-scenarios", str(out))
+    assert result.exit_code == 2, result.output
+    assert "byte 3 is not valid UTF-8" in result.output
+    assert target.read_bytes() == original
+
+
+def test_the_pytest_plugin_shows_hostile_scenario_names_never_obeys_them(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "tests" / "runtime" / "review-loop.leviath", tmp_path / "r.leviath")
+    hostile = "x\\u001b]0;pwned\\u0007\\u001b[2J\\u0000 y"
+    (tmp_path / "r.scenarios.toml").write_text(
+        f'blueprint = "r.leviath"\n[[scenario]]\nname = "{hostile}"\nscript = [{{ stage = "plan", do = ["text"] }}]\n'
+        '[scenario.expect]\nstatus = "error"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "r.scenarios.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert b"FAILED r.scenarios.toml::x" in done.stdout, done.stdout.decode(errors="replace")
+    assert b"\x1b]" not in done.stdout and b"\x1b[2J" not in done.stdout and b"\x00" not in done.stdout
+    assert "x␛]0;pwned␇␛[2J␀ y".encode() in done.stdout

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.render.text import render_report
 from compiler.scenarios.loader import load_scenarios
@@ -88,3 +90,41 @@ def test_the_schema_is_published() -> None:
     from compiler.resources import load_schema
 
     assert load_schema("scenario") == SCHEMA
+
+
+# --- what scenario writing writes reads back ---------------------------------------------------------------
+
+#: Any text a name, a path or a message can hold, controls and astral characters included
+#: (a lone surrogate is no text a TOML file can hold, so none is drawn).
+_ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=24)
+
+
+@settings(max_examples=200, deadline=2000)
+@given(
+    name=_ANY_TEXT,
+    stage=_ANY_TEXT,
+    steps=st.lists(_ANY_TEXT, max_size=3),
+    comments=st.lists(_ANY_TEXT, max_size=3),
+    key=_ANY_TEXT.filter(bool),
+)
+def test_a_written_scenario_reads_back_as_toml_with_the_same_values(
+    name: str, stage: str, steps: list[str], comments: list[str], key: str
+) -> None:
+    from compiler.scenarios.record import scenario_toml
+
+    block = scenario_toml(name, [(stage, steps)], {key: name}, None, comments)
+    existing = '[[scenario]]\nname = "kept"\n'
+    document = tomllib.loads(existing + "\n" + block)
+    written = document["scenario"][1]
+    assert document["scenario"][0] == {"name": "kept"}
+    assert written["name"] == name
+    assert written["script"] == [{"stage": stage, "do": steps}]
+    assert written["expect"] == {key: name}
+
+
+def test_del_and_controls_in_a_recorded_name_or_comment_are_valid_toml() -> None:
+    from compiler.scenarios.record import scenario_toml
+
+    block = scenario_toml("a\x7fb\x1b[31m", [("s\x00", ["x\x7f"])], comments=["c\x1b]0;title\x07 \x7f"])
+    assert tomllib.loads(block)["scenario"][0]["name"] == "a\x7fb\x1b[31m"
+    assert "\x7f" not in block and "\x1b" not in block

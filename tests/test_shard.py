@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli.app import cli
 from compiler.cli.errors import CliError
 from compiler.cli.shard import parse_shard, shard_files
 from compiler.render.merge import MergeError, merge_reports
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT, SARIF_SCHEMA
 
 EXAMPLES = ROOT / "blueprints"
@@ -47,7 +46,7 @@ def blueprint(tree: Path, *args: str) -> tuple[int, str]:
     cwd = os.getcwd()
     os.chdir(tree)
     try:
-        result = CliRunner().invoke(cli, list(args))
+        result = invoke_cli(*args)
     finally:
         os.chdir(cwd)
     return result.exit_code, result.stdout
@@ -146,7 +145,7 @@ def test_what_cannot_be_merged_is_refused_with_the_reason(tmp_path: Path) -> Non
         merge_reports([("one", report), ("two", report | {"version": 2, "files": []})])
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 1,\n  "files": [\n')
-    result = CliRunner().invoke(cli, ["merge-reports", str(bad)])
+    result = invoke_cli("merge-reports", bad)
     assert result.exit_code == 2
     assert re.search(r"bad\.json:3:1: not JSON", result.stderr)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.cli.watch import relevant
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 from tests.watching import Watch
 
@@ -115,12 +116,9 @@ def test_without_watchfiles_the_exit_is_2_with_the_install_line(tmp_path: Path) 
 
 
 def test_watch_refuses_what_rewrites_or_reads_stdin(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from compiler.cli.app import cli
 
     for extra in (["--fix"], ["--diff"], ["-"]):
-        assert CliRunner().invoke(cli, ["validate", "--watch", *extra]).exit_code == 2
+        assert invoke_cli("validate", "--watch", *extra).exit_code == 2
 
 
 def test_what_counts_as_a_change() -> None:

@@ -8,7 +8,8 @@
     analysis.ceilings                      # the most visits and inferences any run makes
     analysis.graph                         # the run-state graph (networkx)
 
-Importing this package is cheap: the exploration loads on the first call, and networkx only
+`worst_case(compiler.check_file(path))` gives the most tokens and dollars one run can spend
+(a `RunCost`). Importing this package is cheap: the exploration loads on the first call, and networkx only
 when `Analysis.graph` is read. See docs/check.md for what is explored and what is not.
 """
 
@@ -20,17 +21,20 @@ from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .ceilings import Ceilings, StageCeiling
-    from .core import Analysis, analyze, analyze_cached
+    from .core import Analysis, analyze
     from .findings import Finding
+    from .tokens import RunCost, StageTokens, worst_case
     from .traces import Trace, TraceStep
 
 _EXPORTS = {
     "Analysis": "core",
     "analyze": "core",
-    "analyze_cached": "core",
     "Ceilings": "ceilings",
     "StageCeiling": "ceilings",
     "Finding": "findings",
+    "RunCost": "tokens",
+    "StageTokens": "tokens",
+    "worst_case": "tokens",
     "Trace": "traces",
     "TraceStep": "traces",
 }

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from compiler.records import record
 
-from ..graph.algorithms import strongly_connected
+from ..graph.algorithms import breadth_first, strongly_connected
 from .visit_graph import INFINITE, Calls
 
 if TYPE_CHECKING:
@@ -241,23 +241,59 @@ def _stage_visits(graph: "RunGraph", order: list[int], names: list[str], adjacen
 def _longest_entries(
     graph: "RunGraph", order: list[int], names: list[str], adjacency: list[list[int]]
 ) -> dict[str, int]:
-    """For each of `names`, the most entries into it along any run (the start counts)."""
-    position = {name: i for i, name in enumerate(names)}
-    count = len(graph.nodes)
-    best = [[0] * len(names) for _ in range(count)]
+    """For each of `names`, the most entries into it along any run (the start counts).
+
+    A run walks the stage graph (each run edge goes from one stage to the next), and a walk
+    that leaves a strongly connected set of stages never comes back: every entry into a
+    stage happens while the run is among its component's run states. So each stage needs a
+    longest path over its own component's states only, never a states × stages table."""
     nodes = graph.nodes
-    for node in reversed(order):
-        row = best[node]
-        for target in adjacency[node]:
-            following = best[target]
-            entered = position.get(nodes[target][0])
-            for i, value in enumerate(following):
-                if i == entered:
+    if not nodes:
+        return {}
+    stage_number: dict[str, int] = {}
+    stage_of = [stage_number.setdefault(key[0], len(stage_number)) for key in nodes]
+    stage_edges: list[set[int]] = [set() for _ in stage_number]
+    for node, targets in enumerate(adjacency):
+        source = stage_of[node]
+        for target in targets:
+            if stage_of[target] != source:
+                stage_edges[source].add(stage_of[target])
+    component_of_stage = [0] * len(stage_number)
+    for number, members in enumerate(strongly_connected([sorted(edges) for edges in stage_edges])):
+        for stage in members:
+            component_of_stage[stage] = number
+    wanted: dict[int, list[str]] = {}
+    for name in names:
+        if name in stage_number:
+            wanted.setdefault(component_of_stage[stage_number[name]], []).append(name)
+    component_of = [component_of_stage[stage] for stage in stage_of]
+    members_of: dict[int, list[int]] = {number: [] for number in wanted}
+    for node in reversed(order):  # each component's states, last first
+        bucket = members_of.get(component_of[node])
+        if bucket is not None:
+            bucket.append(node)
+    reached = [False] * len(nodes)
+    for node in breadth_first(adjacency, [0]):
+        reached[node] = True
+    most = dict.fromkeys(names, 0)
+    best = [0] * len(nodes)  # per stage in turn: the most entries from a state, within its component
+    for number, component_names in wanted.items():
+        members = members_of[number]
+        for name in component_names:
+            stage = stage_number[name]
+            longest = 0
+            for node in members:
+                value = 0
+                for target in adjacency[node]:
+                    if component_of[target] == number and best[target] > value:
+                        value = best[target]
+                if stage_of[node] == stage:
                     value += 1
-                if value > row[i]:
-                    row[i] = value
-    first = position.get(nodes[0][0]) if count else None
-    return {name: best[0][i] + (1 if i == first else 0) for i, name in enumerate(names)} if count else {}
+                best[node] = value
+                if value > longest and reached[node]:
+                    longest = value
+            most[name] = longest
+    return most
 
 
 def _entered_unchecked(graph: "RunGraph") -> set[str]:

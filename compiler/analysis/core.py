@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -130,33 +128,3 @@ def analyze(
     findings = find_all(runs, cycle_sets, complete=complete)
     ceilings = ceiling_rules.compute(runs, order, adjacency) if complete else None
     return Analysis(blueprint, tuple(findings), ceilings, complete, runs, order)
-
-
-#: The state limit `analyze_cached` uses (the `analysis` rule check reads it; `blueprint
-#: check --max-states` sets it around a file).
-state_limit: ContextVar[int] = ContextVar("state_limit", default=STATE_LIMIT)
-
-_CACHE: dict[tuple[int, int, int], tuple["weakref.ref[Blueprint]", Analysis]] = {}
-_CACHE_SIZE = 16
-
-
-def analyze_cached(blueprint: "Blueprint", default_max_iterations: int = DEFAULT_MAX_ITERATIONS) -> Analysis:
-    """`analyze` with the current `state_limit`, remembered for the same blueprint object and
-    default cap (a check and the report of its ceilings share one exploration)."""
-    limit = state_limit.get()
-    key = (id(blueprint), limit, default_max_iterations)
-    entry = _CACHE.get(key)
-    if entry is not None and entry[0]() is blueprint:
-        return entry[1]
-    analysis = analyze(blueprint, limit=limit, default_max_iterations=default_max_iterations)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[key] = (weakref.ref(blueprint), analysis)
-    return analysis
-
-
-def release(blueprint: "Blueprint") -> None:
-    """Forget the analyses `analyze_cached` remembers for `blueprint` (they hold it, so the
-    cache alone would keep a checked file's analysis alive)."""
-    for key in [key for key, (ref, _) in _CACHE.items() if key[0] == id(blueprint) and ref() is blueprint]:
-        del _CACHE[key]

@@ -68,6 +68,9 @@ def find_all(graph: "RunGraph", cycle_sets: list[list[int]], *, complete: bool =
     out.extend(_strands(graph))
     out.extend(_loops(graph, cycle_sets))
     out.extend(_skipped_outputs(graph))
+    from .dataflow import find as data_flow  # imports this module: loaded here, once
+
+    out.extend(data_flow(graph))
     if not complete:
         out.append(
             Finding(

@@ -370,7 +370,7 @@ class _Search:
         return "a run can go round a loop for ever, see run-can-loop-forever"
 
     def trace(self, hops: list[Hop], *, enters: bool) -> Trace | None:
-        trace = traces.build(self.graph, hops, enters=enters)
+        trace = traces.build(self.graph, hops, reaching=enters)
         return trace if trace is not None and trace.verified else None
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .core import Analysis
     from .findings import Finding
     from .property_check import Verdict
+    from .tokens import RunCost
     from .traces import Trace
 
 UNBOUNDED = "unbounded"
@@ -22,9 +23,10 @@ def _number(value: int | None) -> str:
     return UNBOUNDED if value is None else f"{value:,}"
 
 
-def ceilings_text(path: str, analysis: "Analysis") -> str:
-    """The per-file block: how much was explored, then the ceilings per run and per stage.
-    Names from the blueprint, and the path, are made visible before they are laid out."""
+def ceilings_text(path: str, analysis: "Analysis", tokens: "RunCost | None" = None) -> str:
+    """The per-file block: how much was explored, then the ceilings per run and per stage,
+    with tokens and dollars where `tokens` knows them (else one line saying why not). Names
+    from the blueprint, and the path, are made visible before they are laid out."""
     path = visible(path)
     runs = f"{analysis.states:,} run state{'s' if analysis.states != 1 else ''}"
     visits = analysis.visits_explored
@@ -34,13 +36,70 @@ def ceilings_text(path: str, analysis: "Analysis") -> str:
         limit = analysis.runs.limit
         return f"{path}: run analysis incomplete: it stopped at its limit of {limit:,} run states, so no ceiling is computed"
     lines = [head, "  " + _summary_line(analysis)]
-    rows = [(visible(s.stage), _number(s.visits), _number(s.per_visit), _number(s.inferences)) for s in ceilings.stages]
-    header = ("stage", "visits", "inferences/visit", "inferences")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    shown = tokens is not None and tokens.known
+    priced = shown and tokens is not None and tokens.priced
+    rows = []
+    spent_by = {t.stage: t for t in tokens.stages} if tokens is not None else {}
+    for s in ceilings.stages:
+        row: tuple[str, ...] = (visible(s.stage), _number(s.visits), _number(s.per_visit), _number(s.inferences))
+        spent = spent_by.get(s.stage)
+        if shown:
+            row += (_spent(spent, spent.tokens if spent else None, _number),)
+        if priced:
+            row += (_spent(spent, spent.cost_usd if spent else None, _dollars),)
+        rows.append(row)
+    header: tuple[str, ...] = ("stage", "visits", "inferences/visit", "inferences")
+    total: tuple[str, ...] = ("total", _number(ceilings.visits), "", _number(ceilings.inferences))
+    missing = "unknown" if ceilings.bounded else UNBOUNDED  # no bound per inference, or no inference ceiling
+    if shown and tokens is not None:
+        header += ("tokens",)
+        total += (missing if tokens.tokens is None else f"{tokens.tokens:,}",)
+    if priced and tokens is not None:
+        header += ("cost",)
+        total += (missing if tokens.cost_usd is None else _dollars(tokens.cost_usd),)
+    widths = [max(len(r[i]) for r in [header, *rows, total]) for i in range(len(header))]
     lines.append("  " + _row(header, widths))
     lines.extend("  " + _row(row, widths) for row in rows)
-    lines.append("  " + _row(("total", _number(ceilings.visits), "", _number(ceilings.inferences)), widths))
+    lines.append("  " + _row(total, widths))
+    if tokens is not None:
+        lines.extend("  " + line for line in _token_lines(tokens))
     return "\n".join(lines)
+
+
+def _spent(stage, value, shown) -> str:
+    """A stage's tokens or dollars: unknown without a bound per inference, unbounded without
+    an inference ceiling."""
+    if stage is None or stage.input_per_inference is None or stage.output_per_inference is None:
+        return "unknown"
+    return UNBOUNDED if value is None else shown(value)
+
+
+def _dollars(value: float) -> str:
+    if value == 0:
+        return "$0"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def _token_lines(tokens: "RunCost") -> list[str]:
+    """Under the table: the worst case of one run, or why there is none and how to get one."""
+    if not tokens.known:
+        return [f"tokens and cost: no ceiling: {visible(tokens.why)}"]
+    if tokens.tokens is None:
+        return [f"tokens: no ceiling per run: {visible(tokens.why)}"]
+    line = (
+        f"tokens: every run carries at most {tokens.tokens:,} tokens "
+        f"(at most {tokens.input_tokens or 0:,} in, {tokens.output_tokens or 0:,} out)"
+    )
+    lines = [line]
+    if tokens.cost_usd is not None:
+        lines.append(f"cost: every run costs at most {_dollars(tokens.cost_usd)}")
+    else:
+        lines.append(f"cost: no ceiling in dollars: {visible(tokens.cost_why)}")
+    return lines
+
+
+def _plural(count: int | None, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:
@@ -54,14 +113,15 @@ def _summary_line(analysis: "Analysis") -> str:
     assert ceilings is not None
     if ceilings.bounded:
         return (
-            f"ceiling: every run ends within {ceilings.visits:,} stage visits and {ceilings.inferences:,} inferences "
+            f"ceiling: every run ends within {_plural(ceilings.visits, 'stage visit')} and "
+            f"{_plural(ceilings.inferences, 'inference')} "
             "(stage replies plus routing answers)"
         )
     parts = []
     if ceilings.visits is None:
         parts.append("stage visits are unbounded: a run can loop for ever (see run-can-loop-forever)")
     else:
-        parts.append(f"every run ends within {ceilings.visits:,} stage visits")
+        parts.append(f"every run ends within {_plural(ceilings.visits, 'stage visit')}")
     if ceilings.endless:
         names = ", ".join(f"'{visible(name)}'" for name in ceilings.endless)
         parts.append(f"inferences are unbounded: a visit of {names} can go on for ever ({_why_endless(analysis)})")
@@ -82,7 +142,10 @@ def _why_endless(analysis: "Analysis") -> str:
 
 
 def analysis_json(
-    analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"], verdicts: Sequence["Verdict"] = ()
+    analysis: "Analysis | None",
+    diagnostics: Iterable["Diagnostic"],
+    tokens: "RunCost | None" = None,
+    verdicts: Sequence["Verdict"] = (),
 ) -> dict | None:
     """The `analysis` object of a file in the JSON report (None when the file was not analysed),
     with the verdict on each declared property (`verdicts`) and the run that breaks it."""
@@ -104,6 +167,7 @@ def analysis_json(
         "run_states": analysis.states,
         "visits_explored": analysis.visits_explored,
         "ceilings": analysis.ceilings.to_dict() if analysis.ceilings is not None else None,
+        "tokens": tokens.to_dict() if tokens is not None else None,
         "traces": traces,
     }
     if verdicts:

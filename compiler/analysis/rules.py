@@ -15,7 +15,7 @@ from ..rules.lint.graph import ALLOW_COMPLETE_SKIPS_OUTPUT, CYCLE_WITHOUT_MAX_RE
 
 RUN_CAN_STRAND = ANALYSIS.define(
     "run-can-strand",
-    severity="warning",
+    severity="error",
     summary="Some run reaches a stage end with every normal target spent and no escape, and fails.",
     rationale=(
         "When a stage ends and every always/llm_choice target has used up its `max_revisits`, "
@@ -26,8 +26,9 @@ RUN_CAN_STRAND = ANALYSIS.define(
         "every run the blueprint allows (every routing answer, error, iteration cap, stuck "
         "interrupt, gate outcome and DONE) and found one that strands; the trace below the "
         "finding is that run, stage visit by stage visit, and replaying its events through the "
-        "stage-runner ends in the same failure. A warning, not an error: the run needs the "
-        "model to route a particular way, but nothing stops it from doing so."
+        "stage-runner ends in the same failure. An error, so `blueprint check` exits 1: the run "
+        "needs the model to route a particular way, but nothing stops it from doing so, and it "
+        "ends with nothing."
     ),
     example=_blueprint(
         declared("draft", "max_revisits = 2"),
@@ -177,7 +178,7 @@ EDGE_NEVER_TAKEN = ANALYSIS.define(
 
 OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
     "output-can-be-skipped",
-    severity="warning",
+    severity="error",
     summary="Some run ends without ever entering the blueprint's output stage.",
     rationale=(
         'A `mode = "output"` stage is where a run hands back its answer. A run that completes '
@@ -189,7 +190,8 @@ OUTPUT_CAN_BE_SKIPPED = ANALYSIS.define(
         "never calls `fan_out` is let through, after its nudges, to its own transitions, not "
         "to its merge stage (only a `fan_out` call, with an empty `items` list when there is "
         "nothing to hand out, leads there); for such a stage the fix names a normal edge to "
-        "its `merge_stage`, which keeps what the run gathered on the way."
+        "its `merge_stage`, which keeps what the run gathered on the way. An error, so "
+        "`blueprint check` exits 1: the trace is a run the blueprint allows that ends with nothing."
     ),
     example=_blueprint(
         declared("research"),
@@ -239,6 +241,74 @@ ANALYSIS_INCOMPLETE = ANALYSIS.define(
         "[stages.done.transitions]",
     ),
     fix="lower max_revisits on stages of large loops, or split the blueprint",
+)
+
+_PLAN = '[context.regions.task]\nkind = "pinned"\nmax_tokens = 1000\n\n[context.regions.plan]\nkind = "temporary"\nmax_tokens = 2000'
+
+REGION_READ_BEFORE_WRITTEN = ANALYSIS.define(
+    "region-read-before-written",
+    severity="warning",
+    summary="A stage reads a context region that, on some run, nothing could have filled yet.",
+    rationale=(
+        "A region starts empty unless a seed fills it, and only some things fill it later: a "
+        "stage granting `context_write` or `context_append`, a stage whose tool results are "
+        "routed into it, a fan-out's `results_region`, an interaction point's "
+        "`document_region`. A stage reads a region when its `system_prompt` names it in "
+        "backquotes or a gate of its transitions lists it in `require_regions`. When some run "
+        "reaches such a stage having passed only through stages that cannot fill the region, "
+        "the stage works from an empty region (a gate that requires it never passes on its "
+        "own): the instructions point at data that is not there. The analysis follows every "
+        "run and reports the shortest one that does it, replayed through the stage-runner. A "
+        "stage that can fill the region itself is not reported. What counts as a read and a "
+        "write is listed in docs/check.md."
+    ),
+    example=_blueprint(
+        _PLAN,
+        declared("research", 'available_tools = ["read_file"]'),
+        "[stages.research.transitions.build]",
+        declared("build", 'available_tools = ["read_file", "write_file"]\nsystem_prompt = "Build what `plan` says."'),
+        "[stages.build.transitions]",
+    ),
+    example_fixed=_blueprint(
+        _PLAN,
+        declared("research", 'available_tools = ["read_file", "context_write"]'),
+        "[stages.research.transitions.build]",
+        declared("build", 'available_tools = ["read_file", "write_file"]\nsystem_prompt = "Build what `plan` says."'),
+        "[stages.build.transitions]",
+    ),
+    fix="grant context_write or context_append to a stage that runs before it, seed the region, or stop naming it",
+)
+
+OUTPUT_REGION_EMPTY = ANALYSIS.define(
+    "output-region-empty",
+    severity="warning",
+    summary="An output stage can be entered while a region its output depends on is still empty.",
+    rationale=(
+        "The output stage hands back the run's answer, built from what earlier stages left in "
+        "the context. Its output depends on a region its `system_prompt`, its "
+        "`output.instructions` or `output.example` names in backquotes, one a gate of its "
+        "transitions requires, and one its layout marks `required`. When some run enters the "
+        "output stage having passed only through stages that cannot fill such a region (no "
+        "`context_write` or `context_append`, no tool results routed into it, no seed), the "
+        "answer is written from nothing. The analysis reports the shortest such run, replayed "
+        "through the stage-runner; an output stage that can fill the region itself is not "
+        "reported."
+    ),
+    example=_blueprint(
+        '[context.regions.findings]\nkind = "temporary"\nmax_tokens = 4000',
+        declared("research", 'available_tools = ["read_file"]'),
+        "[stages.research.transitions.answer]",
+        declared("answer", 'system_prompt = "Answer from the `findings` region."', mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    example_fixed=_blueprint(
+        '[context.regions.findings]\nkind = "temporary"\nmax_tokens = 4000',
+        declared("research", 'available_tools = ["read_file", "context_append"]'),
+        "[stages.research.transitions.answer]",
+        declared("answer", 'system_prompt = "Answer from the `findings` region."', mode="output"),
+        "[stages.answer.transitions]",
+    ),
+    fix="grant context_write or context_append to a stage that runs before the output stage, or seed the region",
 )
 
 #: Validate-family codes whose question this family answers exactly: `blueprint check`

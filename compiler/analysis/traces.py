@@ -70,7 +70,7 @@ class TraceStep:
 class Trace:
     steps: tuple[TraceStep, ...]
     #: What the trace ends in: "complete", "fail:<kind>", "loop" (back at an earlier state), or
-    #: "enter:<stage>" (the start of a run, up to entering the stage).
+    #: "enters" (the run goes on in the stage its last step enters).
     outcome: str
     #: Replaying `events` in a fresh run reproduced the outcome.
     verified: bool = False
@@ -137,11 +137,10 @@ Hop = tuple[int, tuple, int]  # (run-graph node, visit key, exit number)
 
 
 def build(
-    graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = None, enters: bool = False
+    graph: "RunGraph", hops: Sequence[Hop], *, loop_from: int | None = None, reaching: bool = False
 ) -> Trace | None:
-    """Replay `hops` from the start of a run; None if some visit cannot reach its exit. With
-    `enters`, the trace is the start of a run, up to entering the stage the last hop leads to
-    (its outcome is "enter:<stage>")."""
+    """Replay `hops` from the start of a run; None if some visit cannot reach its exit.
+    `reaching`: the run is shown up to the stage its last hop enters (outcome "enters")."""
     ir = graph.ir
     state = graph.start_state
     steps: list[TraceStep] = []
@@ -155,8 +154,8 @@ def build(
         moves, produced, state = replayed
         steps.append(TraceStep(stage, visit, tuple(moves), exit.key[:3], merged(produced)))
     outcome = _outcome(steps[-1].exit) if steps and steps[-1].exit[0] != "edge" else "loop"
-    if enters and outcome == "loop":
-        outcome = f"enter:{state.stage}"
+    if reaching:
+        outcome = "enters"
     trace = Trace(tuple(steps), outcome, loop_from=loop_from)
     return Trace(trace.steps, outcome, verify(ir, trace, graph), loop_from)
 
@@ -266,6 +265,8 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
             shown = shown or ending(ir, stage, actions)
         if shown != trace_step.exit:
             return False
+    if trace.outcome == "enters":
+        return not state.terminal and bool(trace.steps) and state.stage == trace.steps[-1].exit[1]
     if trace.outcome == "loop":
         return (
             trace.loop_from is not None and not state.terminal and _run_state(ir, state, graph) == seen[trace.loop_from]

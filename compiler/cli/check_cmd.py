@@ -21,16 +21,18 @@ import click
 from ..check import CheckResult, check_bytes, scenario_file_beside
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
-from ..parse.source import read_blueprint
+from ..reading import read_capped
 from ..render import REPORTERS, ReportOptions, get_reporter
 from ..render.check_report import ceilings_block, diagnostic_blocks, json_document, json_entry, text_tail
 from .common import (
     find_blueprints,
     fixes_of,
     human_only,
+    not_utf8,
     rule_docs_url,
     rule_overrides,
     settings_per_file,
+    suggestion_fixes_of,
     use_color,
     with_installation,
 )
@@ -40,6 +42,7 @@ from .options import (
     color_option,
     default_max_iterations_option,
     discovery_options,
+    exit_zero_option,
     installation_options,
     rule_options,
     shard_option,
@@ -52,6 +55,7 @@ from .options import (
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(sorted(REPORTERS)),
     default="text",
@@ -71,6 +75,7 @@ from .options import (
 )
 @summary_options("the findings and ceilings")
 @watch_option
+@exit_zero_option
 @click.option(
     "--emit-scenarios",
     "emit_dir",
@@ -96,6 +101,9 @@ def command(
     statistics: bool = False,
     quiet: bool = False,
     watch: bool = False,
+    exit_zero: bool = False,
+    extend_select: tuple[str, ...] = (),
+    config_file: str | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
     shard: str | None = None,
@@ -110,6 +118,8 @@ def command(
             default_max_iterations,
             exclude=exclude,
             respect_gitignore=respect_gitignore,
+            extend_select=extend_select,
+            config_file=config_file,
             shard=shard,
         ),
         leviath_config,
@@ -128,7 +138,8 @@ def command(
             return _check(paths, overrides, output_format, options, color, max_states, emit_dir)
 
         watch_paths(paths, overrides, run_once)
-    sys.exit(_check(paths, overrides, output_format, options, color, max_states, emit_dir))
+    status = _check(paths, overrides, output_format, options, color, max_states, emit_dir)
+    sys.exit(EXIT_OK if exit_zero and status == EXIT_FINDINGS else status)
 
 
 def _check(
@@ -141,7 +152,7 @@ def _check(
     emit_dir: str | None = None,
 ) -> int:
     """One run of `blueprint check`: the report on stdout; the exit status returned."""
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     files = find_blueprints(paths, overrides, finder)
     settings = settings_per_file(files, overrides, finder)
 
@@ -205,12 +216,15 @@ class ScenarioWriter:
         findings = [f for f in findings if f not in long]
         target = emitted_file(self.directory, item.result.path)
         try:
-            existing = read_blueprint(target) if os.path.exists(target) else None
+            existing = read_capped(target) if os.path.exists(target) else None
         except OSError as exc:
             raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
         cap = self.settings[item.result.path].default_max_iterations
         broken = [v for v in item.properties if v.code is not None and (v.code, tuple(v.path)) in shown]
-        text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap, broken)
+        try:
+            text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap, broken)
+        except UnicodeDecodeError as exc:
+            raise CliError(f"cannot append to '{target}': {not_utf8(exc)}") from exc
         if added:
             self.out.write(os.path.basename(target), text)
             echo_problem(f"wrote {added} scenario{'s' if added != 1 else ''} to {target}")
@@ -237,6 +251,7 @@ class Report:
         #: Every finding and the fixable ones (the text statistics and closing lines read them).
         self.diagnostics: list = []
         self.fixes: dict = {}
+        self.unsafe_fixes: dict = {}
         self.total = Counts()
 
     def add(self, item: CheckResult) -> None:
@@ -244,10 +259,12 @@ class Report:
         self.total = self.total + result.counts
         fixes = fixes_of([result], self.settings) if self.shows_fixes else {}
         if self.format == "text":
+            unsafe = suggestion_fixes_of([result], self.settings, fixes)
             self.diagnostics.extend(result.diagnostics)
             self.fixes.update(fixes)
-            if not self.options.quiet:
-                options = replace(self.options, fixes=fixes)
+            self.unsafe_fixes.update(unsafe)
+            if self.options.shows_findings:
+                options = replace(self.options, fixes=fixes, unsafe_fixes=unsafe)
                 emit("".join(block + "\n\n" for block in diagnostic_blocks(item, options)), color=self.options.color)
                 self.kept.append(ceilings_block(item))
             else:
@@ -262,7 +279,7 @@ class Report:
             self.kept.append(slim)
 
     def finish(self) -> None:
-        options = replace(self.options, fixes=self.fixes)
+        options = replace(self.options, fixes=self.fixes, unsafe_fixes=self.unsafe_fixes)
         if self.format == "text":
             ceilings = [block for block in self.kept if block is not None]
             emit(text_tail(ceilings, self.diagnostics, self.total, len(self.kept), options), color=options.color)

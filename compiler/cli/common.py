@@ -53,6 +53,11 @@ def read_stdin(limit: int) -> bytes:
     return stdin_buffer().read(limit)
 
 
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """Why a file that must stay byte for byte is refused: where its invalid UTF-8 starts."""
+    return f"byte {exc.start + 1:,} is not valid UTF-8; the file is left as it is (fix its encoding first)"
+
+
 def split_names(values: Iterable[str] | None) -> tuple[str, ...] | None:
     """`("a,b", "c")` → `("a", "b", "c")`; None when the option was not given at all."""
     if not values:
@@ -68,16 +73,23 @@ def rule_overrides(
     *,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
+    extend_select: tuple[str, ...] = (),
+    config_file: str | None = None,
     shard: str | None = None,
 ) -> Overrides:
     """What the flags replace in each file's settings (`--select`, `--ignore`,
-    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`) or add to them
-    (`--exclude`), and `--shard`; an unknown rule name or a malformed pattern is a `CliError`."""
+    `--deny-warnings`, `--default-max-iterations`, `--respect-gitignore`, `--config`) or add
+    to them (`--exclude`, `--extend-select`), and `--shard`; an unknown rule name or a
+    malformed pattern is a `CliError`."""
     from .shard import parse_shard
 
+    if config_file == "":
+        raise CliError("--config names a configuration file: it must not be empty")
     try:
         return Overrides(
             select=_rule_names(select, "--select"),
+            extend_select=_rule_names(extend_select, "--extend-select"),
+            config_file=config_file,
             ignore=_rule_names(ignore, "--ignore"),
             deny_warnings=deny_warnings,
             default_max_iterations=default_max_iterations,
@@ -146,9 +158,9 @@ def settings_per_file(
     of higher precedence beside them) are warned about."""
     from ..installation import InstallationError, load_config, load_models
 
-    finder = finder if finder is not None else ConfigFinder()
+    finder = finder if finder is not None else ConfigFinder(explicit=overrides.config_file)
     try:
-        settings = {path: settings_for(finder.for_file(path), overrides).for_file(path) for path in files}
+        settings = {path: settings_for(finder.for_file(path), overrides, path).for_file(path) for path in files}
         for each in {s.leviath_config for s in settings.values() if s.leviath_config is not None}:
             load_config(each)
         for each in {s.leviath_models for s in settings.values() if s.leviath_models is not None}:
@@ -212,6 +224,21 @@ def fixes_of(results: "Iterable[FileResult]", settings: dict[str, Settings]) -> 
             from ..fix.edits import fixes_for
 
             fixes.update(fixes_for(result, settings[result.path]))
+    return fixes
+
+
+def suggestion_fixes_of(
+    results: "Iterable[FileResult]", settings: dict[str, Settings], safe: "dict[Diagnostic, Fix]"
+) -> "dict[Diagnostic, Fix]":
+    """The findings of every result that only `--unsafe-fixes` fixes (not in `safe`), with
+    their edits. The fixing engine is imported only for a finding that suggests a name."""
+    fixes: dict["Diagnostic", "Fix"] = {}
+    for result in results:
+        wanted = [d for d in result.diagnostics if d not in safe and "did you mean '" in (d.fix or "")]
+        if wanted:
+            from ..fix.suggestions import suggestion_fixes_for
+
+            fixes.update(suggestion_fixes_for(result, settings[result.path], only=wanted))
     return fixes
 
 

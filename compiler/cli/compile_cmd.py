@@ -40,8 +40,8 @@ from .options import color_option
 def command(path: str, output: str | None, quiet: bool, digest: bool, color: str) -> None:
     """Compile a blueprint to its IR (JSON), refusing when it has errors.
 
-    Rule settings come from [tool.blueprint] in the nearest pyproject.toml above the file,
-    as for `blueprint validate`.
+    Rule settings come from the nearest blueprint.toml, .blueprint.toml or pyproject.toml
+    [tool.blueprint] above the file, as for `blueprint validate`.
     """
     from ..api import compile_with_findings, ir_source_path
     from ..ir.serialize import dumps

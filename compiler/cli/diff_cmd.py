@@ -5,7 +5,7 @@ each change classified as breaking, risky or info (`--explain`, docs/diff.md), a
 of both explored as `blueprint check` explores them, to report what the runs can now do.
 
 Exit status: 0 when the diff was shown (whatever it holds) unless `--fail-on` trips; 1 when
-`--fail-on CLASS` finds such a change, or a version has errors (its errors are shown and that
+`--fail-on CLASS` finds such a change (`cost`: a run's most tokens or dollars went up), or a version has errors (its errors are shown and that
 pair is not compared); 2 for a usage or I/O error (a missing file, git missing, not a
 repository, an unknown revision).
 """
@@ -42,6 +42,7 @@ FORMATS = ("text", "markdown", "json")
 )
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(FORMATS),
     default="text",
@@ -50,9 +51,10 @@ FORMATS = ("text", "markdown", "json")
 )
 @click.option(
     "--fail-on",
-    type=click.Choice(["breaking", "risky", "any"]),
+    type=click.Choice(["breaking", "risky", "any", "cost"]),
     default=None,
-    help="Exit 1 when a change of this class (risky: or breaking; any: any change) is found.",
+    help="Exit 1 when a change of this class (risky: or breaking; any: any change) is found; "
+    "cost: when the most tokens or dollars of a run went up.",
 )
 @click.option("--no-runs", is_flag=True, help="Compare the blueprints only; do not explore their runs (faster).")
 @click.option(
@@ -112,7 +114,7 @@ def _settings(path: str, finder: "ConfigFinder", overrides: Overrides) -> "Setti
     from ..config import ConfigError, settings_for
 
     try:
-        return settings_for(finder.for_file(path), overrides).for_file(path)
+        return settings_for(finder.for_file(path), overrides, path).for_file(path)
     except ConfigError as exc:
         raise CliError(str(exc)) from exc
 

@@ -1,18 +1,20 @@
 """`blueprint docs PATH … [-o DIR]`: a documentation page per blueprint.
 
 Without `-o` the Markdown pages go to stdout. With `-o DIR` each blueprint gets
-`DIR/<name>.md` and `DIR/<name>.html` (a self-contained page: inline SVG diagram, inline
+`DIR/<page>.md` and `DIR/<page>.html` (a self-contained page: inline SVG diagram, inline
 style, nothing fetched), and `DIR/index.md` and `DIR/index.html` list them all with their
-description and counts: a site to publish as it is. The file name is made from the
-blueprint's `[agent] name`, reduced to letters, digits, `.`, `_` and `-`, numbered where two
-blueprints would share it (or would take `index`); nothing is written outside DIR, and never
-through a symbolic or hard link (`outdir.OutputDirectory`). A page names its source relative
+description and counts: a site to publish as it is. A page is named after the blueprint's
+path as the page shows it (`agents/coder/agent.leviath` → `agents.coder`, see
+`render.page_names`), so agents that share a name do not collide and a page keeps its name.
+Nothing is written outside DIR, and never through a symbolic or hard link
+(`outdir.OutputDirectory`). A page names its source relative
 to the directory given on the command line (a file given by name: relative to the working
 directory, or its bare name).
 
-Unlike `blueprint graph`, a blueprint with errors gets no page: a page is something people
-publish and trust. Its errors go to stderr, the other blueprints still get their pages, and
-the exit status is 1.
+A blueprint with errors gets a page of its findings instead of its stages (a page is
+something people publish and trust, so it shows no description it cannot vouch for, but the
+blueprint does not vanish from the site either); the index marks it. Its errors also go to
+stderr and the exit status is 1. A file that is not a blueprint gets no page.
 
 Exit status: 0 every page written, 1 some blueprint has errors, 2 a path is missing, a file
 cannot be read, DIR cannot be written, or the configuration is invalid.
@@ -22,15 +24,22 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ..config import ConfigFinder
 from ..render.blueprint_docs import ENGINES, Engine
-from .common import check_file, find_blueprints, report_errors, rule_overrides
+from .common import find_blueprints, read_with_settings, report_errors, rule_overrides
 from .errors import EXIT_FINDINGS, EXIT_OK, echo_problem, emit
 from .options import color_option, discovery_options
 from .outdir import OutputDirectory
+
+if TYPE_CHECKING:
+    from ..check import CheckResult
+    from ..pipeline import FileResult
+    from ..render.blueprint_docs import Page
+    from ..render.findings_page import FindingsPage
 
 
 @click.command("docs")
@@ -41,15 +50,15 @@ from .outdir import OutputDirectory
     "directory",
     metavar="DIR",
     type=click.Path(path_type=str, file_okay=False),
-    help="Write <name>.md and <name>.html for each blueprint, and an index, into DIR (created if needed).",
+    help="Write <page>.md and <page>.html for each blueprint (named by its path), and an index, into DIR (created if needed).",
 )
 @click.option(
     "--diagram",
     "engine",
     type=click.Choice(ENGINES),
-    default="auto",
+    default="builtin",
     show_default=True,
-    help="How the HTML page lays out its diagram: Graphviz when installed ('auto'), or the built-in layout.",
+    help="How the HTML page lays out its diagram: the built-in layout (with what check found drawn on it), Graphviz, or Graphviz when installed ('auto').",
 )
 @discovery_options
 @color_option
@@ -66,33 +75,39 @@ def command(
 
     PATH may be a file or a directory (searched like `blueprint validate` does).
     """
+    from ..parse.other_files import NOT_A_BLUEPRINT
     from ..render.blueprint_docs import (
-        INDEX_STEM,
         IndexEntry,
         page_data,
         render_html,
         render_index_html,
         render_index_markdown,
         render_markdown,
-        unique_stems,
     )
+    from ..render.findings_page import findings_page
+    from ..render.page_names import INDEX_STEM, page_stems
 
     overrides = rule_overrides((), (), None, exclude=exclude, respect_gitignore=respect_gitignore)
     files = find_blueprints(paths, overrides, ConfigFinder(), warn_skipped=False)
 
-    pages = []
+    pages: "list[Page | FindingsPage]" = []
     failing = False
     for path in files:
-        result = check_file(path)
-        if report_errors(result, color) or result.blueprint is None:
+        checked = check_runs(path)
+        result = checked.result
+        label = source_label(path, paths)
+        report_errors(result, color)
+        if result.blueprint is None or _blocks_the_page(result):
             failing = True
+            if all(d.code != NOT_A_BLUEPRINT.code for d in result.diagnostics):
+                pages.append(findings_page(result, label))
             continue
-        pages.append(page_data(result.blueprint, source_label(path, paths), engine))
+        pages.append(page_data(result.blueprint, label, engine, checked.analysis, explore=False))
 
     if directory is None:
         emit("\n---\n\n".join(render_markdown(page) for page in pages))
     elif pages:
-        stems = unique_stems([page.name for page in pages], reserved=(INDEX_STEM,))
+        stems = page_stems([page.source or page.name for page in pages])
         entries = [IndexEntry(page, stem) for page, stem in zip(pages, stems, strict=True)]
         with OutputDirectory(directory) as out:
             for page, stem in zip(pages, stems, strict=True):
@@ -106,6 +121,29 @@ def command(
                 out.write(INDEX_STEM + suffix, text)
                 echo_problem(f"wrote {out.path(INDEX_STEM + suffix)}")
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def _blocks_the_page(result: "FileResult") -> bool:
+    """An error of the file itself: it then gets a page of its findings, and `docs` exits 1. A
+    run the analysis proves fails (an error of `check`) does neither: the full page draws that
+    run on the diagram."""
+    from ..rulebook.registry import REGISTRY
+
+    for d in result.diagnostics:
+        if d.severity == "error":
+            rule = REGISTRY.get(d.code)
+            if rule is None or rule.family != "analysis":
+                return True
+    return False
+
+
+def check_runs(path: str) -> "CheckResult":
+    """One blueprint checked as `blueprint check` does (with its own settings): its findings
+    and, when it has no error, its runs explored, which the page draws."""
+    from ..check import check_bytes
+
+    data, settings = read_with_settings(path)
+    return check_bytes(path, data, settings)
 
 
 def source_label(path: str, given: tuple[str, ...]) -> str:

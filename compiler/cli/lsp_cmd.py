@@ -27,5 +27,9 @@ def command(stdio: bool) -> None:
             f"blueprint lsp needs the package '{exc.name}', which is not installed: {INSTALL_HINT}"
         ) from None
     from ..lsp.server import serve
+    from ..lsp.transport import TransportError
 
-    serve()
+    try:
+        serve()
+    except TransportError as exc:
+        raise CliError(f"the language server stopped: the client sent {exc}") from None

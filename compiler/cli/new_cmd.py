@@ -53,12 +53,21 @@ def command(name: str | None, template: str, list_templates: bool) -> None:
     present = [path for path in targets if os.path.lexists(path)]
     if present:
         raise CliError(f"'{present[0]}' exists; refusing to overwrite it (nothing was written)")
+    linked = [inner for path in targets for inner in _folders_inside(folder, path) if os.path.islink(inner)]
+    if linked:  # a link there would send the files outside NAME
+        raise CliError(f"'{linked[0]}' is a symbolic link; refusing to write through it (nothing was written)")
     for path, text in targets.items():
         _create(path, text)
     for path in targets:
         echo_problem(f"created {path}")
     echo_problem(f"next: blueprint validate {folder} && blueprint check {folder}")
     sys.exit(EXIT_OK)
+
+
+def _folders_inside(folder: str, path: str) -> list[str]:
+    """The folders between `folder` (not included) and the file `path` inside it."""
+    parts = os.path.relpath(os.path.dirname(path), folder).split(os.sep)
+    return [os.path.join(folder, *parts[: i + 1]) for i in range(len(parts)) if parts[: i + 1] != ["."]]
 
 
 def _create(path: str, text: str) -> None:

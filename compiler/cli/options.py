@@ -10,6 +10,7 @@ import click
 
 format_option = click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(["text", "json"]),
     default="text",
@@ -36,6 +37,18 @@ _select_option = click.option(
     multiple=True,
     metavar="RULES",
     help="Run only these rule codes or families (comma-separated, repeatable; 'all' for every rule).",
+)
+_extend_select_option = click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="RULES",
+    help="Run these rules too, on top of the select in effect (comma-separated, repeatable).",
+)
+_config_option = click.option(
+    "--config",
+    "config_file",
+    metavar="FILE",
+    help="Read the settings from this configuration file, for every blueprint, instead of looking for one.",
 )
 _ignore_option = click.option(
     "--ignore",
@@ -65,15 +78,18 @@ def summary_options(left_out: str) -> Callable[[Callable[..., Any]], Callable[..
             "-q", "--quiet", is_flag=True, help=f"Leave out {left_out}: only the summary (text and concise formats)."
         )(command)
         return click.option(
-            "--statistics", is_flag=True, help="Add a count of findings per code (text and concise formats)."
+            "--statistics",
+            is_flag=True,
+            help="Print only a count of findings per code, in place of the report (with -q: and the summary).",
         )(command)
 
     return decorate
 
 
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--deny-warnings`, `--select` and `--ignore`, read with `rule_overrides`."""
-    return _deny_warnings_option(_select_option(_ignore_option(command)))
+    """`--config`, `--deny-warnings`, `--select`, `--extend-select` and `--ignore`, read with
+    `rule_overrides`."""
+    return _config_option(_deny_warnings_option(_select_option(_extend_select_option(_ignore_option(command)))))
 
 
 _exclude_option = click.option(
@@ -109,6 +125,12 @@ def installation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="What `lev models list` prints, saved to a file: runs unknown-model, unbounded-percentage-budget.",
     )(command)
 
+
+exit_zero_option = click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings fail the run (usage and I/O errors still exit 2).",
+)
 
 watch_option = click.option(
     "--watch",

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from ..config import Overrides
-from .common import read_with_settings, stdin_buffer
+from .common import not_utf8, read_with_settings, stdin_buffer
 from .errors import EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
 from .options import default_max_iterations_option, format_option
 
@@ -241,6 +241,7 @@ def save_scenario(
     import os
 
     from ..fix.writes import write_atomically
+    from ..reading import read_capped
     from ..scenarios.loader import default_blueprint, load_scenarios
     from ..scenarios.record import observed, record, run_options, scenario_toml, toml_value
 
@@ -248,9 +249,12 @@ def save_scenario(
     existing: bytes | None = None
     if target.exists():
         try:
-            existing = target.read_bytes()
+            existing = read_capped(target)
+            existing.decode("utf-8")  # invalid bytes are refused, never rewritten
         except OSError as exc:
             raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise CliError(f"cannot append to '{target}': {not_utf8(exc)}") from exc
     names = {s.name for s in load_scenarios(str(target), existing).scenarios} if existing is not None else set()
     name, number = f"recorded from {source}", 1
     while name in names:
@@ -267,7 +271,7 @@ def save_scenario(
         extra=run_options(unattended, default_max_iterations),
     )
     if existing is not None:
-        text = existing.decode("utf-8", errors="replace").rstrip("\n") + "\n\n" + block
+        text = existing.decode("utf-8").rstrip("\n") + "\n\n" + block
     else:
         head = ""
         if os.path.realpath(default_blueprint(str(target))) != os.path.realpath(blueprint_path):

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import FLAGS, KEYS, ConfigError, ConfigFinder, FileConfig, Overrides
 from ..display import visible_lines
+from ..prices import prices_toml
 from .errors import CliError
 
 
@@ -26,7 +27,7 @@ def show_settings(path: str, overrides: Overrides) -> str:
     """The settings of `path` (a file, or a folder: the settings of the files in it)."""
     if not os.path.lexists(path):
         raise CliError(f"path '{path}' does not exist")
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     try:
         config = finder.for_directory(path) if os.path.isdir(path) else finder.for_file(path)
         left_out = _left_out(path, finder, overrides)
@@ -37,7 +38,14 @@ def show_settings(path: str, overrides: Overrides) -> str:
     lines.extend(f"# Also found, not read: {warning}" for warning in dict.fromkeys(finder.warnings))
     for name in KEYS:
         value, source = _resolve(name, config, overrides)
-        lines.append(f"{name} = {_toml(value)}  # {source}" if value is not None else f"# {name} is not set ({source})")
+        if name == "prices" and value is not None:
+            shown = prices_toml(value)
+        else:
+            shown = _table(value) if KEYS[name].kind == "per-file" else _toml(value)
+        lines.append(f"{name} = {shown}  # {source}" if value is not None else f"# {name} is not set ({source})")
+    dropped = config.ignores_for(path) if config is not None and not os.path.isdir(path) else ()
+    if dropped:
+        lines.append(f"# per-file-ignores drop {_toml(dropped)} in this file")
     if overrides.exclude:
         lines.append(f"# --exclude adds {_toml(overrides.exclude)} (relative to the working directory)")
     if left_out is not None:
@@ -74,3 +82,8 @@ def _toml(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(json.dumps(item) for item in value) + "]"
     return json.dumps(value)
+
+
+def _table(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """`per-file-ignores` as the inline table it is written as."""
+    return "{ " + ", ".join(f"{json.dumps(key)} = {_toml(rules)}" for key, rules in pairs) + " }" if pairs else "{}"

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(["text", "json", "junit"]),
     default="text",
@@ -173,7 +174,7 @@ class _Loader:
         key = os.path.realpath(path)
         if key not in self.found:
             try:
-                self.found[key] = settings_for(self.finder.for_file(path)).for_file(path)
+                self.found[key] = settings_for(self.finder.for_file(path), path=path).for_file(path)
             except ConfigError as exc:
                 raise CliError(str(exc)) from exc
         return self.found[key]

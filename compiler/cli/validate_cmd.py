@@ -13,6 +13,7 @@ from .options import (
     color_option,
     default_max_iterations_option,
     discovery_options,
+    exit_zero_option,
     installation_options,
     rule_options,
     shard_option,
@@ -26,6 +27,7 @@ from .validate_run import run_validate
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     type=click.Choice(sorted(REPORTERS)),
     default="text",
@@ -46,6 +48,19 @@ from .validate_run import run_validate
     ),
 )
 @click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help=(
+        "Let --fix and --diff also write the names findings suggest ('did you mean …'), which change "
+        "what the file means; or not, whatever the configuration says."
+    ),
+)
+@click.option(
+    "--show-fixes",
+    is_flag=True,
+    help="With --fix, list what was fixed in each file; otherwise show each fixable finding's edit in the report.",
+)
+@click.option(
     "--diff", is_flag=True, help="Print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)."
 )
 @click.option(
@@ -59,12 +74,14 @@ from .validate_run import run_validate
     help="Print the settings that apply to the one PATH given, and where each comes from; check nothing.",
 )
 @watch_option
+@exit_zero_option
 @default_max_iterations_option
 @color_option
 def command(**options: Any) -> None:
     """Check blueprint files, and the *.leviath files below directories (default: '.').
 
     Settings come from the nearest blueprint.toml, .blueprint.toml or pyproject.toml
-    [tool.blueprint] above each file; flags replace the keys they name.
+    [tool.blueprint] above each file, or from --config FILE; flags replace the keys they
+    name. '-' reads standard input (with --fix: the fixed blueprint goes to stdout).
     """
     sys.exit(run_validate(**options))

@@ -14,14 +14,21 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-q": ("quiet", True),
     "--quiet": ("quiet", True),
     "--fix": ("fix", True),
+    "--unsafe-fixes": ("unsafe_fixes", True),
+    "--no-unsafe-fixes": ("unsafe_fixes", False),
+    "--show-fixes": ("show_fixes", True),
     "--diff": ("diff", True),
     "--show-settings": ("show_settings", True),
     "--watch": ("watch", True),
+    "--exit-zero": ("exit_zero", True),
 }
 #: An option with a value → (parameter, kind: 'text', 'count' or a tuple of choices).
 VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--format": ("output_format", ("concise", "github", "json", "sarif", "text")),
+    "--output-format": ("output_format", ("concise", "github", "json", "sarif", "text")),
+    "--config": ("config_file", "text"),
     "--select": ("select", "text"),
+    "--extend-select": ("extend_select", "text"),
     "--ignore": ("ignore", "text"),
     "--exclude": ("exclude", "text"),
     "--shard": ("shard", "text"),
@@ -32,4 +39,4 @@ VALUED: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--color": ("color", ("auto", "always", "never")),
 }
 #: The parameters whose option may be repeated (a tuple of values).
-REPEATABLE = frozenset(["exclude", "ignore", "select"])
+REPEATABLE = frozenset(["exclude", "extend_select", "ignore", "select"])

@@ -2,18 +2,18 @@
 Click-free: the click command (`validate_cmd.py`) and the quick path (`quick.py`) call it.
 
 Exit status: 0 when nothing fails, 1 when some file has an error (or a warning, with
---deny-warnings), 2 when a path is missing, a file cannot be read, the configuration is
+--deny-warnings; never with --exit-zero), 2 when a path is missing, a file cannot be read, the configuration is
 invalid or no blueprint was found. An unreadable file is reported on stderr and the other
 files are still checked. The path `-` reads one blueprint from standard input (editors, pipes);
-`--stdin-filename` names it in the report and for the settings lookup.
+`--stdin-filename` names it in the report and for the settings lookup. With `--fix`, the fixed
+blueprint goes to stdout and the report of what remains to stderr, as ruff does.
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import ConfigFinder, Overrides, Settings
@@ -28,13 +28,15 @@ from .common import (
     rule_docs_url,
     rule_overrides,
     settings_per_file,
+    suggestion_fixes_of,
     use_color,
     with_installation,
 )
-from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, echo, echo_problem, emit
+from .errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, CliError, OutputError, echo, echo_problem, emit
 from .files import FileLoop
 
 if TYPE_CHECKING:
+    from ..fix import FixOutcome
     from ..pipeline import FileResult
 
 #: Below this many files a run is quick enough that progress would only flicker.
@@ -60,17 +62,22 @@ def run_validate(
     output_format: str = "text",
     deny_warnings: bool | None = None,
     select: tuple[str, ...] = (),
+    extend_select: tuple[str, ...] = (),
     ignore: tuple[str, ...] = (),
+    config_file: str | None = None,
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool | None = None,
     statistics: bool = False,
     quiet: bool = False,
     color: str = "auto",
     fix: bool = False,
+    unsafe_fixes: bool | None = None,
+    show_fixes: bool = False,
     diff: bool = False,
     stdin_filename: str | None = None,
     show_settings: bool = False,
     watch: bool = False,
+    exit_zero: bool = False,
     default_max_iterations: int | None = None,
     leviath_config: str | None = None,
     leviath_models: str | None = None,
@@ -88,11 +95,14 @@ def run_validate(
             default_max_iterations,
             exclude=exclude,
             respect_gitignore=respect_gitignore,
+            extend_select=extend_select,
+            config_file=config_file,
             shard=shard,
         ),
         leviath_config,
         leviath_models,
     )
+    overrides = replace(overrides, unsafe_fixes=unsafe_fixes)
     if show_settings:
         from .show_settings import show_settings as render_settings
 
@@ -110,7 +120,7 @@ def run_validate(
         watch_paths(paths, overrides, lambda: _validate(paths, overrides, output_format, statistics, quiet, color))
     if fix and diff:
         raise CliError("--fix and --diff cannot be combined: --diff shows what --fix would write")
-    return _validate(
+    status = _validate(
         paths,
         overrides,
         output_format,
@@ -121,7 +131,9 @@ def run_validate(
         diff=diff,
         stdin=stdin,
         stdin_filename=stdin_filename,
+        show_fixes=show_fixes,
     )
+    return EXIT_OK if exit_zero and status == EXIT_FINDINGS else status
 
 
 def _validate(
@@ -136,13 +148,14 @@ def _validate(
     diff: bool = False,
     stdin: bool = False,
     stdin_filename: str | None = None,
+    show_fixes: bool = False,
 ) -> int:
     """One run of `blueprint validate`: the report on stdout; the exit status returned."""
     spec = REPORTERS[output_format]
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     read: Callable[[str], bytes] = read_blueprint
     if stdin:
-        files, read = _stdin_input(paths, stdin_filename, fix or diff)
+        files, read = _stdin_input(paths, stdin_filename)
     else:
         if stdin_filename is not None:
             raise CliError("--stdin-filename names standard input: pass '-' as the only path")
@@ -150,33 +163,42 @@ def _validate(
         files = find_blueprints(paths, overrides, finder)
 
     settings = settings_per_file(files, overrides, finder)
-    if diff:
+    if stdin and (fix or diff):
+        fixed = _fix_stdin(files[0], read(files[0]), settings[files[0]], diff)
+        if diff:
+            return EXIT_FINDINGS if fixed.changed else EXIT_OK
+        read = lambda _path: fixed.data  # noqa: E731 (standard input is read once)
+    elif diff:
         return _diff(files, settings)
-    unwritten = _fix(files, settings) if fix else False
+    unwritten = _fix(files, settings, show_fixes) if fix and not stdin else False
     progress = spec.human and len(files) >= PROGRESS_MIN_FILES and is_terminal(sys.stderr)
     run = _check(files, settings, progress, read)
 
+    fixes = fixes_of(run.results, settings) if spec.shows_fixes else {}
+    to_stderr = stdin and fix  # stdout holds the fixed blueprint
     options = ReportOptions(
-        color=spec.human and use_color(color),
+        color=spec.human and use_color(color, sys.stderr if to_stderr else None),
         statistics=statistics,
         quiet=quiet,
-        fixes=fixes_of(run.results, settings) if spec.shows_fixes else {},
+        fixes=fixes,
+        unsafe_fixes=suggestion_fixes_of(run.results, settings, fixes) if spec.human and spec.shows_fixes else {},
         rule_docs_url=rule_docs_url(finder),
+        show_fixes=show_fixes and not fix,
     )
-    emit(get_reporter(output_format)(run.results, options), color=options.color)
+    text = get_reporter(output_format)(run.results, options)
+    if to_stderr:
+        echo(text, nl=False, err=True, color=options.color)
+    else:
+        emit(text, color=options.color)
     if run.unchecked or unwritten:
         return EXIT_ERROR
     return EXIT_FINDINGS if run.failing else EXIT_OK
 
 
-def _stdin_input(
-    paths: tuple[str, ...], name: str | None, fixing: bool
-) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
+def _stdin_input(paths: tuple[str, ...], name: str | None) -> tuple[tuple[str, ...], Callable[[str], bytes]]:
     """The one-file input of `validate -`: its reported name and a reader of standard input."""
     if paths not in ((), (STDIN,)):
         raise CliError("'-' reads standard input and cannot be combined with other paths")
-    if fixing:
-        raise CliError("--fix and --diff rewrite files; they cannot work on standard input")
     if name == "":
         raise CliError("--stdin-filename must not be empty")
 
@@ -184,17 +206,75 @@ def _stdin_input(
     return (name or STDIN_NAME,), lambda _path: read_stdin(MAX_FILE_BYTES + 1)
 
 
-def _fix(files: tuple[str, ...], settings: dict[str, Settings]) -> bool:
+def _fix_stdin(name: str, data: bytes, settings: Settings, diff: bool) -> "FixOutcome":
+    """`validate - --fix`, as ruff does it: the fixed blueprint (the input itself when nothing
+    was fixed) on stdout; the caller reports what remains on stderr. With `diff`, the fixes
+    as a unified diff on stdout instead."""
+    from ..fix import fix_bytes
+    from ..fix.files import unified_diff
+
+    outcome = fix_bytes(name, data, settings)
+    if outcome.problem is not None and outcome.problem.startswith("a fix"):
+        echo_problem(f"error: '{name}': {outcome.problem}")
+    if diff:
+        emit(unified_diff(outcome))
+        echo(f"{plural(len(outcome.fixed), 'fixable finding')}{_hidden(outcome.hidden)}", err=True)
+        return outcome
+    try:
+        sys.stdout.buffer.write(outcome.data)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc
+    if outcome.fixed:
+        echo(f"fixed {plural(len(outcome.fixed), 'finding')}{_hidden(outcome.hidden)}", err=True)
+    return outcome
+
+
+def plural(count: int, word: str) -> str:
+    """`1 finding`, `2 findings`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:
     """--fix: write the fixes (the report then shows what remains); True when a file could not
-    be written."""
+    be written. With `show_fixes`, what was fixed in each file is listed."""
     from ..fix.files import fix_files
 
     run = fix_files(files, settings.__getitem__, write=True)
     for message in run.problems:
         echo_problem(f"error: {message}")
     if run.written:  # only what is on disk: a file that could not be written fixed nothing
-        echo(f"fixed {run.fixed_count} finding(s) in {len(run.written)} file(s)", err=True)
+        echo(
+            f"fixed {plural(run.fixed_count, 'finding')} in {plural(len(run.written), 'file')}{_hidden(run.hidden_count)}",
+            err=True,
+        )
+        if show_fixes:
+            echo(_fixed_list(run.written), nl=False, err=True)
     return run.unwritten > 0
+
+
+def _fixed_list(written: "list[FixOutcome]") -> str:
+    """`--fix --show-fixes`: per file, how many findings of each rule were fixed (`[~]`: by an
+    unsafe fix)."""
+    from collections import Counter
+
+    from ..display import visible
+    from ..rulebook.registry import REGISTRY
+
+    lines = []
+    for outcome in written:
+        lines.append(f"- {visible(outcome.path)}:")
+        unsafe = Counter(d.code for d in outcome.unsafe)
+        for code, count in sorted(Counter(d.code for d in outcome.fixed).items()):
+            rule = REGISTRY.get(code)
+            for n, mark in ((count - unsafe[code], ""), (unsafe[code], " [~]")):
+                if n:
+                    lines.append(f"    {n} × {code}{mark}" + (f" ({rule.summary})" if rule is not None else ""))
+    return "".join(line + "\n" for line in lines)
+
+
+def _hidden(count: int) -> str:
+    return f" ({count} more fixable with --unsafe-fixes)" if count else ""
 
 
 def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
@@ -206,42 +286,23 @@ def _diff(files: tuple[str, ...], settings: dict[str, Settings]) -> int:
         echo_problem(f"error: {message}")
     changed = run.changed
     emit("".join(unified_diff(outcome) for outcome in changed))
-    echo(f"{run.fixable_count} fixable finding(s) in {len(changed)} file(s)", err=True)
+    echo(
+        f"{plural(run.fixable_count, 'fixable finding')} in {plural(len(changed), 'file')}{_hidden(run.hidden_count)}",
+        err=True,
+    )
     return EXIT_ERROR if run.unreadable else EXIT_FINDINGS if changed else EXIT_OK
 
 
 def _check(
     files: tuple[str, ...], settings: dict[str, Settings], progress: bool, read: Callable[[str], bytes] = read_blueprint
 ) -> Run:
-    from ..pipeline import LARGE_INPUT_BYTES, validate_bytes
-
-    def validate(path: str, data: bytes) -> "FileResult":
-        return (_validate_large if len(data) >= LARGE_INPUT_BYTES else validate_bytes)(path, data, settings[path])
+    from ..pipeline import validate_bytes
 
     run = Run()
-    loop = FileLoop(files, validate, read=read, progress=progress)
+    loop = FileLoop(files, lambda path, data: validate_bytes(path, data, settings[path]), read=read, progress=progress)
     for result in loop:
         run.results.append(result)
         if result.counts.failing(settings[result.path].deny_warnings):
             run.failing = True
     run.unchecked = loop.unchecked
     return run
-
-
-def _validate_large(path: str, data: bytes, settings: Settings) -> "FileResult":
-    """`validate_bytes` on a large file, then its objects are hidden from the collector.
-
-    They live in the run's results until exit anyway. Re-enabling the collector as the library
-    does would make its next pass traverse all of them (a fifth of a second at 10,000
-    stages); `gc.freeze` moves them out of its sight in constant time instead.
-    """
-    from ..pipeline import validate_bytes
-
-    if not gc.isenabled():
-        return validate_bytes(path, data, settings)
-    gc.disable()
-    try:
-        return validate_bytes(path, data, settings)
-    finally:
-        gc.freeze()
-        gc.enable()

@@ -61,7 +61,7 @@ def watched_folders(paths: tuple[str, ...], overrides: "Overrides") -> frozenset
     from ..discover import discover
     from ..ignore import PathFilter
 
-    finder = ConfigFinder()
+    finder = ConfigFinder(explicit=overrides.config_file)
     found = discover(paths, PathFilter(finder, overrides))
     folders = {os.path.abspath(folder) for folder in found.folders}
     for file in found.files:

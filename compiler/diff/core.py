@@ -46,6 +46,8 @@ class Version:
     revision: str | None = None
     #: The cap its runs give a stage without `max_iterations` (its settings' default-max-iterations).
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
+    #: Its settings, for what each model carries and costs (the token and cost ceilings).
+    settings: "Settings | None" = None
 
     @property
     def side(self) -> DiffSide:
@@ -62,7 +64,7 @@ def read_version(label: str, data: bytes, settings: "Settings | None" = None, re
     result = validate_bytes(label, data, settings)
     if not result.ok or result.blueprint is None:
         raise BlueprintError(result)
-    return Version(label, result.blueprint, result.source, revision, settings.default_max_iterations)
+    return Version(label, result.blueprint, result.source, revision, settings.default_max_iterations, settings)
 
 
 def _version(value: Any, settings: "Settings | None", role: str) -> Version:
@@ -74,10 +76,10 @@ def _version(value: Any, settings: "Settings | None", role: str) -> Version:
         return value
     cap = settings.default_max_iterations if settings is not None else DEFAULT_MAX_ITERATIONS
     if isinstance(value, Blueprint):
-        return Version(f"<{role}>", value, default_max_iterations=cap)
+        return Version(f"<{role}>", value, default_max_iterations=cap, settings=settings)
     if isinstance(value, dict):
         document = read_ir(value)
-        return Version(document.source.path, document.blueprint, default_max_iterations=cap)
+        return Version(document.source.path, document.blueprint, default_max_iterations=cap, settings=settings)
     if isinstance(value, (str, os.PathLike)):
         from ..config import DEFAULT_SETTINGS
 
@@ -120,7 +122,9 @@ def compare(old: Version, new: Version, *, runs: bool = True, max_states: int | 
     if runs:
         from .runs import run_delta
 
-        found, delta = run_delta(_analyze(old, max_states), _analyze(new, max_states), renames)
+        found, delta = run_delta(
+            _analyze(old, max_states), _analyze(new, max_states), renames, old.settings, new.settings
+        )
         pending += found
     return Diff(before, after, _located(pending, old, new), delta)
 

@@ -27,6 +27,8 @@ THRESHOLDS: dict[str, frozenset[str]] = {
     "risky": frozenset({"breaking", "risky"}),
     "any": frozenset(CLASSES),
 }
+#: `--fail-on` values that name change kinds rather than classes.
+KIND_THRESHOLDS: dict[str, frozenset[str]] = {"cost": frozenset({"cost-raised"})}
 
 
 @record(order=True)
@@ -111,6 +113,12 @@ class RunSide:
     inferences: int | None
     #: Some run ends by completing.
     can_complete: bool
+    #: The most tokens and dollars one run spends (None: no bound, or not known).
+    tokens: int | None = None
+    cost_usd: float | None = None
+    #: Why `tokens` / `cost_usd` is None ("" when it is not).
+    tokens_why: str = ""
+    cost_why: str = ""
 
 
 @record
@@ -131,6 +139,8 @@ class RunDelta:
                 "visits": run.visits,
                 "inferences": run.inferences,
                 "can_complete": run.can_complete,
+                "tokens": run.tokens,
+                "cost_usd": run.cost_usd,
             }
 
         return {
@@ -188,10 +198,15 @@ class Diff:
         object.__setattr__(self, "counts", counts)
 
     def has(self, threshold: str) -> bool:
-        """Some change trips `threshold`: "breaking", "risky" (or breaking) or "any"."""
+        """Some change trips `threshold`: "breaking", "risky" (or breaking), "any", or "cost"
+        (the most tokens or dollars of a run went up)."""
+        kinds = KIND_THRESHOLDS.get(threshold)
+        if kinds is not None:
+            return any(change.kind in kinds for change in self.changes)
         classes = THRESHOLDS.get(threshold)
         if classes is None:
-            raise ValueError(f"threshold must be one of {', '.join(THRESHOLDS)}, not {threshold!r}")
+            known = ", ".join([*THRESHOLDS, *KIND_THRESHOLDS])
+            raise ValueError(f"threshold must be one of {known}, not {threshold!r}")
         return any(change.change_class in classes for change in self.changes)
 
     def of_class(self, change_class: str) -> tuple[Change, ...]:

@@ -90,10 +90,13 @@ def _unchanged_ceilings(runs: RunDelta) -> str | None:
     """ "ceilings unchanged: …" when both sides were explored and no ceiling moved."""
     if _ceiling_rows(runs) or not (runs.old.complete and runs.new.complete):
         return None
-    return (
-        f"ceilings unchanged: at most {_number(runs.new.visits)} stage visits and "
-        f"{_number(runs.new.inferences)} inferences per run"
-    )
+    old, new = runs.old, runs.new
+    if new.tokens is not None and old.tokens == new.tokens:  # known on both sides, and the same
+        return (
+            f"ceilings unchanged: at most {_number(new.visits)} stage visits, {_number(new.inferences)} "
+            f"inferences and {new.tokens:,} tokens per run"
+        )
+    return f"ceilings unchanged: at most {_number(new.visits)} stage visits and {_number(new.inferences)} inferences per run"
 
 
 # --- text ------------------------------------------------------------------------------------------------
@@ -106,12 +109,23 @@ def render_text(outcomes: Sequence[Outcome], *, color: bool = False) -> str:
         text = visible(text)
         return f"{_STYLES[style]}{text}{_RESET}" if color and text else text
 
-    blocks = [_text_block(outcome, paint, color) for outcome in outcomes]
+    blocks = [_text_block(outcome, paint, color) for outcome in _listed(outcomes)]
     total = totals(outcomes)
-    summary = f"Compared {_plural(total['compared'], 'blueprint')}: {total['changed']} changed ({_counts(total)})"
+    summary = f"Compared {_plural(total['compared'], 'blueprint')}: {total['changed']} changed"
+    summary += f", {_unchanged(total)} unchanged" if _unchanged(total) else ""
+    summary += f" ({_counts(total)})"
     if total["refused"]:
         summary += f"; {total['refused']} not compared (errors)"
     return "\n\n".join([*blocks, paint("bold", summary)]) + "\n"
+
+
+def _listed(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The pairs a report shows: an unchanged blueprint is only counted in the summary."""
+    return [o for o in outcomes if isinstance(o, Refused) or o.status != "unchanged"]
+
+
+def _unchanged(total: dict[str, int]) -> int:
+    return total["compared"] - total["changed"]
 
 
 def _title(outcome: Outcome) -> str:
@@ -195,7 +209,8 @@ def render_markdown(outcomes: Sequence[Outcome]) -> str:
     """A pull-request comment: a summary, then per blueprint a table of changes and the ceilings."""
     total = totals(outcomes)
     lines = [MARKDOWN_MARKER, "### Blueprint diff", ""]
-    summary = f"{_plural(total['compared'], 'blueprint')} compared, {total['changed']} changed: "
+    summary = f"{_plural(total['compared'], 'blueprint')} compared, {total['changed']} changed"
+    summary += f", {_unchanged(total)} unchanged: " if _unchanged(total) else ": "
     summary += ", ".join(
         f"**{total[name]} {name}**" if name == "breaking" and total[name] else f"{total[name]} {name}"
         for name in CLASSES
@@ -203,7 +218,7 @@ def render_markdown(outcomes: Sequence[Outcome]) -> str:
     if total["refused"]:
         summary += f"; **{total['refused']} not compared** (errors)"
     lines.append(summary)
-    for outcome in outcomes:
+    for outcome in _listed(outcomes):
         lines.append("")
         lines.extend(_md_block(outcome))
     return "\n".join(lines) + "\n"

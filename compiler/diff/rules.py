@@ -84,6 +84,13 @@ RULES: dict[str, ChangeRule] = _rules(
         "other blueprints hand over to (`[[transforms]]`) and fan out to (`worker_agent`) the agent by name",
     ),
     ChangeRule(
+        "run-failure-added",
+        B,
+        _RUNS,
+        "the run analysis finds a new error: a run that strands, or that ends without its output",
+        "a run the model can make now ends with nothing; `blueprint check` fails on it",
+    ),
+    ChangeRule(
         "runs-cannot-complete",
         B,
         _RUNS,
@@ -210,9 +217,8 @@ RULES: dict[str, ChangeRule] = _rules(
         "run-finding-added",
         R,
         _RUNS,
-        "the run analysis finds something new: a run that strands, loops "
-        "for ever or skips the output stage, an edge no run takes",
-        "a run the model can make now ends badly or never ends",
+        "the run analysis finds a new warning: a run that loops for ever, an edge no run takes",
+        "a run the model can make now never ends, or part of the blueprint is dead",
     ),
     ChangeRule("stage-unreachable", R, _RUNS, "no run enters a stage any more", "the stage's work is never done"),
     ChangeRule(
@@ -221,6 +227,13 @@ RULES: dict[str, ChangeRule] = _rules(
         _RUNS,
         "the most stage visits or inferences a run can make went up (or became unbounded)",
         "the worst-case cost of a run grew",
+    ),
+    ChangeRule(
+        "cost-raised",
+        R,
+        _RUNS,
+        "the most tokens or dollars a run can spend went up (or became unbounded)",
+        "a run may now cost more; `--fail-on cost` gates on it",
     ),
     # --- info -------------------------------------------------------------------------------
     ChangeRule("blueprint-added", I, _BP, "a new blueprint file", "nothing used it before"),
@@ -319,6 +332,13 @@ RULES: dict[str, ChangeRule] = _rules(
         _RUNS,
         "the most stage visits or inferences a run can make went down (or became bounded)",
         "the worst-case cost of a run shrank",
+    ),
+    ChangeRule(
+        "cost-lowered",
+        I,
+        _RUNS,
+        "the most tokens or dollars a run can spend went down (or became bounded)",
+        "the worst-case bill of a run shrank",
     ),
     ChangeRule(
         "runs-can-complete", I, _RUNS, "no run completed before; now some run can", "the agent can finish again"

@@ -2,8 +2,8 @@
 
 Both sides are explored as `blueprint check` explores them (`compiler.analysis.analyze`), and
 compared: findings that appear and disappear (a new strand, a loop fixed), stages that runs
-now enter or no longer enter, whether some run can still complete, and the ceilings of stage
-visits and inferences, in total and per stage. A side whose exploration was cut short has no
+now enter or no longer enter, whether some run can still complete, the ceilings of stage
+visits and inferences, in total and per stage, and the most tokens and dollars of one run. A side whose exploration was cut short has no
 ceilings; then only what it did find is compared, and a note says so.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from compiler.records import record
@@ -22,6 +23,7 @@ from .rules import RULES
 
 if TYPE_CHECKING:
     from ..analysis.core import Analysis
+    from ..config import Settings
 
 #: The pointer of a finding's message to the trace `blueprint check` prints under it (a diff does not).
 _TRACED = re.compile(r", traced below(?=\))")
@@ -38,14 +40,22 @@ class _Side:
     ceilings: dict[str, tuple[int | None, int | None]]
 
 
-def _summary(analysis: "Analysis", rename: dict[str, str]) -> _Side:
+def _summary(analysis: "Analysis", rename: dict[str, str], settings: "Settings | None") -> _Side:
+    from ..analysis.tokens import models_from, run_cost
+    from ..config import DEFAULT_SETTINGS
+
     ceilings = analysis.ceilings
+    cost = run_cost(analysis, models_from(settings or DEFAULT_SETTINGS))
     run = RunSide(
         complete=analysis.complete,
         states=analysis.states,
         visits=ceilings.visits if ceilings is not None else None,
         inferences=ceilings.inferences if ceilings is not None else None,
         can_complete=can_complete(analysis),
+        tokens=cost.tokens,
+        cost_usd=cost.cost_usd,
+        tokens_why=cost.why,
+        cost_why=cost.cost_why,
     )
     findings = {
         (finding.code, format_key_path(_renamed(finding.path, rename))): (
@@ -80,13 +90,21 @@ def _renamed(path: KeyPath, rename: dict[str, str]) -> KeyPath:
     return tuple(out)
 
 
-def run_delta(old: "Analysis", new: "Analysis", renames: dict[str, str]) -> tuple[list[Pending], RunDelta]:
-    """The run changes (located by the file's key paths) and the ceilings of both sides."""
-    before, after = _summary(old, renames), _summary(new, {})
+def run_delta(
+    old: "Analysis",
+    new: "Analysis",
+    renames: dict[str, str],
+    old_settings: "Settings | None" = None,
+    new_settings: "Settings | None" = None,
+) -> tuple[list[Pending], RunDelta]:
+    """The run changes (located by the file's key paths) and the ceilings of both sides (tokens
+    and dollars from each side's settings: its prices and Leviath files)."""
+    before, after = _summary(old, renames, old_settings), _summary(new, {}, new_settings)
     out: list[Pending] = []
     for key, (message, path) in after.findings.items():
         if key not in before.findings:
-            out.append(_pending("run-finding-added", f"{key[0]}: {message}", path, None, path, new=key[0]))
+            kind = "run-failure-added" if _fails(key[0]) else "run-finding-added"
+            out.append(_pending(kind, f"{key[0]}: {message}", path, None, path, new=key[0]))
     for key, (message, path) in before.findings.items():
         if key not in after.findings:
             out.append(
@@ -105,6 +123,7 @@ def run_delta(old: "Analysis", new: "Analysis", renames: dict[str, str]) -> tupl
     if before.run.complete and after.run.complete:
         out.extend(_reachability(before, after, back))
         out.extend(_totals(before.run, after.run))
+        out.extend(_spending(before.run, after.run))
     # "No run completes" is only known of a side explored to the end.
     if before.run.can_complete and not after.run.can_complete and after.run.complete:
         out.append(_pending("runs-cannot-complete", "no run can complete any more (some could before)", (), (), ()))
@@ -112,6 +131,14 @@ def run_delta(old: "Analysis", new: "Analysis", renames: dict[str, str]) -> tupl
         out.append(_pending("runs-can-complete", "some run can complete now (none could before)", (), (), ()))
     both = before.run.complete and after.run.complete
     return out, RunDelta(before.run, after.run, _stage_rows(before, after) if both else (), tuple(notes))
+
+
+def _fails(code: str) -> bool:
+    """A finding `blueprint check` fails on by default (an error: a run that ends with nothing)."""
+    from ..rulebook.registry import REGISTRY
+
+    rule = REGISTRY.get(code)
+    return rule is not None and rule.severity == "error"
 
 
 def _pending(
@@ -180,6 +207,40 @@ def _totals(before: RunSide, after: RunSide) -> list[Pending]:
         message = f"the most {label} of one run {verb} from {_count(old)} to {_count(new)}"
         out.append(_pending("ceiling-raised" if raised else "ceiling-lowered", message, (), (), (), old=old, new=new))
     return out
+
+
+def _spending(before: RunSide, after: RunSide) -> list[Pending]:
+    """`cost-raised` / `cost-lowered` for the most tokens and dollars of one run. A side without
+    a bound because its inferences have none counts as unbounded; one whose models' windows or
+    prices are not known is not compared (there is nothing to compare it with)."""
+    out = []
+    pairs: list[tuple[str, float | None, float | None, Callable[[float | None], str]]] = [
+        ("tokens", before.tokens, after.tokens, lambda v: _count(None if v is None else int(v))),
+        ("dollars", before.cost_usd, after.cost_usd, _dollars),
+    ]
+    for label, old, new, shown in pairs:
+        old_size = _spent(old, before)
+        new_size = _spent(new, after)
+        if old_size is None or new_size is None or old_size == new_size:
+            continue
+        raised = new_size > old_size
+        verb = "rose" if raised else "fell"
+        message = f"the most {label} of one run {verb} from {shown(old)} to {shown(new)}"
+        out.append(_pending("cost-raised" if raised else "cost-lowered", message, (), (), (), old=old, new=new))
+    return out
+
+
+def _spent(value: float | None, side: RunSide) -> float | None:
+    """What a side spends at most: inf when its inferences are unbounded, None when unknown."""
+    if value is not None:
+        return value
+    return math.inf if side.visits is None or side.inferences is None else None
+
+
+def _dollars(value: float | None) -> str:
+    if value is None:
+        return "unbounded"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
 
 
 def _stage_rows(before: _Side, after: _Side) -> tuple[StageCeilingDelta, ...]:

@@ -15,6 +15,11 @@ A rule is fixable when it declares a fixer (`define(..., fixer=...)`, see
 - `rejected-key`: renames the old stage key `tool_result_routing` to `tool_routing`;
 - `unused-suppression`: drops a directive, or a code of one, that suppresses nothing.
 
+With `unsafe` (`--unsafe-fixes`), a pass that finds nothing left to fix safely writes the
+names findings suggest ("did you mean 'max_iterations'?", `suggestions.py`); those change
+what the file means, so they are checked differently: the file must still parse, lose the
+findings fixed and gain no error.
+
 Keys and values are edited through tomlkit (`toml_edits.py`) and comments cut at their exact
 position (`lines.py`), so every other byte of the file stays as it was. Every pass is checked
 before it is kept: the fixed text must read back to the *same* typed blueprint (the IR the
@@ -61,6 +66,10 @@ class FixOutcome:
     fixed: tuple["Diagnostic", ...] = ()
     #: Why the file was left alone or a pass was dropped, if it was.
     problem: str | None = None
+    #: Those of `fixed` that were unsafe fixes (a suggested name written).
+    unsafe: tuple["Diagnostic", ...] = ()
+    #: Without `unsafe`: how many findings left only `--unsafe-fixes` would fix.
+    hidden: int = 0
 
     @property
     def changed(self) -> bool:
@@ -97,9 +106,14 @@ def fix_pass(text: str, findings: list["Diagnostic"]) -> tuple[str, list["Diagno
     return new_text, done
 
 
-def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> FixOutcome:
-    """Fix every fixable finding of one file; never raises on bad input."""
+def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS, unsafe: bool | None = None) -> FixOutcome:
+    """Fix every fixable finding of one file (and, with `unsafe`, which defaults to the
+    settings' `unsafe_fixes`, write the names findings suggest); never raises on bad input."""
     from ..pipeline import validate_bytes
+    from .edits import apply_edits
+    from .suggestions import suggestion_fixes_for
+
+    unsafe = settings.unsafe_fixes if unsafe is None else unsafe
 
     result = validate_bytes(path, data, settings)
     if has_syntax_errors(result):
@@ -110,11 +124,19 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
     text = result.source.text
     codes = fixable_codes()
     fixed: list["Diagnostic"] = []
+    suggested: list["Diagnostic"] = []
     problem = None
     for _ in range(MAX_PASSES):
         new_text, done = fix_pass(text, [d for d in result.diagnostics if d.code in codes])
         if not done or new_text == text:
-            break
+            suggestions = suggestion_fixes_for(result, settings) if unsafe else {}
+            if not suggestions:
+                break
+            text = apply_edits(text, (edit for fix in suggestions.values() for edit in fix.edits))
+            result = validate_bytes(path, bom + text.encode("utf-8"), settings)
+            fixed.extend(suggestions)
+            suggested.extend(suggestions)
+            continue
         new_result = validate_bytes(path, bom + new_text.encode("utf-8"), settings)
         why = unsafe_reason(result, new_result, done, codes)
         if why is not None:
@@ -122,7 +144,9 @@ def fix_bytes(path: str, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> 
             break
         text, result = new_text, new_result
         fixed.extend(done)
-    return FixOutcome(path, data, bom + text.encode("utf-8") if fixed else data, tuple(fixed), problem)
+    new_data = bom + text.encode("utf-8") if fixed else data
+    hidden = 0 if unsafe else len(suggestion_fixes_for(result, settings))
+    return FixOutcome(path, data, new_data, tuple(fixed), problem, tuple(suggested), hidden)
 
 
 def has_syntax_errors(result: "FileResult") -> bool:

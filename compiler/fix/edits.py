@@ -102,6 +102,17 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return "".join(out)
 
 
+def span_text(text: str, span: Span) -> str | None:
+    """The text `span` covers, or None when it lies outside `text`."""
+    starts = _line_starts(text)
+    try:
+        start = _offset(starts, text, span.line, span.column)
+        end = _offset(starts, text, span.end_line, span.end_column)
+    except ValueError:
+        return None
+    return text[start:end] if start <= end else None
+
+
 def _line_starts(text: str) -> list[int]:
     """The offset at which each line (counted by `\\n`, like every position) starts."""
     starts = [0]
@@ -285,4 +296,4 @@ def _safe(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settin
     return unsafe_reason(result, after, list(fixes), fixable_codes()) is None
 
 
-__all__ = ["Fix", "TextEdit", "apply_edits", "fixes_for", "text_edits"]
+__all__ = ["Fix", "TextEdit", "apply_edits", "fixes_for", "span_text", "text_edits"]

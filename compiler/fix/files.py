@@ -46,6 +46,11 @@ class FixRun:
         return sum(len(o.fixed) for o in self.written)
 
     @property
+    def hidden_count(self) -> int:
+        """Findings only `--unsafe-fixes` would fix, in files checked without it."""
+        return sum(o.hidden for o in self.outcomes)
+
+    @property
     def fixable_count(self) -> int:
         """Findings the changed files would have fixed (`--diff`)."""
         return sum(len(o.fixed) for o in self.changed)

@@ -3,9 +3,9 @@
 - Every fix `blueprint validate --fix` can make, from the same code (`compiler.fix.edits`),
   verified the same way: the file keeps its IR and every other finding.
 - "Replace 'reveiw' with 'review'": a misspelt name or key whose finding suggests the name
-  that was meant. The suggestion is the one the finding's own fix hint gives (`did_you_mean` in
-  `rules/common.py` and the schema layer write it as "did you mean 'NAME'?"); it is offered only
-  when the finding's range is exactly the misspelt token, so the edit replaces nothing else.
+  that was meant ("did you mean 'NAME'?"): the edit `validate --unsafe-fixes` makes, from the
+  same code (`compiler.fix.suggestions`), offered only when the finding's range is exactly the
+  misspelt token its message quotes, so the edit replaces nothing else.
 - "Ignore CODE on this line": a `# blueprint: ignore[CODE]` directive at the end of the
   finding's line (added to a directive already there), or on its own line above when the line
   ends in another comment or inside a multi-line string.
@@ -13,14 +13,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..diagnostics import Diagnostic, format_key
+from ..diagnostics import Diagnostic
 from ..parse.comments import TOKENS
 from .diagnostics import to_lsp
 from .ranges import offsets_range, to_range
@@ -29,15 +28,7 @@ if TYPE_CHECKING:
     from .documents import Analysis, Document
     from .server import BlueprintServer
 
-_SUGGESTION = re.compile(r"did you mean '(?P<name>[^'\n]+)'\?")
 _TRAILING_DIRECTIVE = re.compile(r"#\s*blueprint\s*:\s*ignore\s*\[(?P<codes>[^\]]*)\]")
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def suggestion(finding: Diagnostic) -> str | None:
-    """The name a finding's fix hint suggests ("did you mean 'review'?"), if it gives one."""
-    match = _SUGGESTION.search(finding.fix or "")
-    return match.group("name") if match else None
 
 
 def code_actions(ls: "BlueprintServer", document: "Document", analysis: "Analysis", params: Any) -> Any:
@@ -108,22 +99,20 @@ def _fixes(analysis: "Analysis", finding: Diagnostic) -> Iterator[tuple[str, lis
 
 
 def _replacement(analysis: "Analysis", finding: Diagnostic) -> tuple[str, list[types.TextEdit], bool] | None:
-    name = suggestion(finding)
-    if name is None or finding.span is None or finding.span.line != finding.span.end_line:
+    """The suggestion written over the misspelt token: the edit `--unsafe-fixes` makes."""
+    from ..fix.suggestions import suggestion_fix
+
+    fix = suggestion_fix(analysis.text, finding)
+    if fix is None:
         return None
-    start, end = analysis.lines.span_offsets(finding.span)
-    token = analysis.text[start:end]
-    if token[:1] in ("'", '"'):
-        if len(token) < 2 or token[-1] != token[0]:
-            return None
-        new = f"'{name}'" if token[0] == "'" and "'" not in name else json.dumps(name, ensure_ascii=False)
-        old = token[1:-1]
-    elif _BARE.fullmatch(token):
-        new, old = format_key(name), token
-    else:
-        return None
-    edit = types.TextEdit(range=offsets_range(analysis.lines, start, end), new_text=new)
-    return f"Replace '{old}' with '{name}'", [edit], True
+    edits = [
+        types.TextEdit(
+            range=offsets_range(analysis.lines, *analysis.lines.span_offsets(edit.span, exact=True)),
+            new_text=edit.new_text,
+        )
+        for edit in fix.edits
+    ]
+    return fix.title, edits, True
 
 
 def _ignore_edit(analysis: "Analysis", finding: Diagnostic) -> types.TextEdit | None:

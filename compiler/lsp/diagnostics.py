@@ -57,7 +57,7 @@ def project_settings(path: str) -> tuple[Settings, str | None]:
     """The settings `blueprint validate PATH` would use, and a configuration error if any (the
     defaults are used then, and the error is shown to the user)."""
     try:
-        return settings_for(ConfigFinder().for_file(path)).for_file(path), None
+        return settings_for(ConfigFinder().for_file(path), path=path).for_file(path), None
     except ConfigError as exc:
         return settings_for(None), str(exc)
     except (OSError, ValueError):  # not a file-system path (an untitled buffer)

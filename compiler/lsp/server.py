@@ -236,11 +236,13 @@ class _QuietRefusals(logging.Filter):
 
 
 def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """Talk LSP over standard input and output until the client says exit."""
+    """Talk LSP over standard input and output until the client says exit; `TransportError`
+    when the input breaks the limits of `compiler.lsp.transport`."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("blueprint lsp: %(levelname)s: %(message)s"))
     handler.addFilter(_QuietRefusals())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
     from .. import pipeline  # noqa: F401 (every rule, loaded before the worker thread and the handlers need them)
+    from .transport import BoundedInput
 
-    build_server().start_io(stdin, stdout)
+    build_server().start_io(BoundedInput(stdin or sys.stdin.buffer), stdout)  # type: ignore[arg-type]

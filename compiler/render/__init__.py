@@ -31,8 +31,25 @@ class ReportOptions:
     quiet: bool = False
     #: The findings `--fix` can fix, with their edits (from `compiler.fix.edits.fixes_for`).
     fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
+    #: The findings only `--unsafe-fixes` fixes (a suggested name written), with their edits
+    #: (`compiler.fix.suggestions`); the text formats mark them apart.
+    unsafe_fixes: "Mapping[Diagnostic, Fix]" = field(default_factory=dict)
     #: Where rule pages are published, with `{code}` for the rule (`rule-docs-url`).
     rule_docs_url: str | None = None
+    #: Show each fixable finding's edit under it, as removed and added lines (text format).
+    show_fixes: bool = False
+
+    @property
+    def shows_findings(self) -> bool:
+        """The findings (and `check`'s ceilings) are printed: not with `quiet`, nor with
+        `statistics`, whose table takes their place."""
+        return not (self.quiet or self.statistics)
+
+    @property
+    def shows_closing(self) -> bool:
+        """The closing lines are printed: `statistics` alone prints only its table, as ruff
+        does; `quiet` asks for the summary, so with both the table is followed by it."""
+        return self.quiet or not self.statistics
 
 
 Reporter = Callable[["Sequence[FileResult]", ReportOptions], str]

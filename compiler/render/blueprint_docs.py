@@ -3,39 +3,35 @@ of the pages.
 
 `page_data(blueprint)` gathers what a reader needs (summary, stages, edges with their
 conditions, gates and stuck thresholds, the resolved nudges, budgets, regions, the diagram)
-as plain values; the jinja2 templates `blueprint.md.j2` and `blueprint.html.j2` only lay
-them out. Every user string is escaped where it lands: HTML is autoescaped, Markdown goes
-through the `md` filter, the diagrams escape their own labels. The HTML page fetches
-nothing: its diagram is an inline SVG (Graphviz's when `dot` is installed, else our own
-layout) and its style is inline. The diagram fits the page's width; a control written in
-CSS alone (the page runs no script) shows it at full size, to scroll around in.
+as plain values, with what `check` found about the runs (`run_facts`); the jinja2
+templates `blueprint.md.j2` and `blueprint.html.j2` only lay them out. Every user string is
+escaped where it lands: HTML is autoescaped, Markdown goes through the `md` filter, the
+diagrams escape their own labels. The HTML page fetches nothing: its diagram is an inline
+SVG (our own layout, or Graphviz's when asked for) and its style is inline. Zoom levels and
+the choice of a traced run to draw are written in CSS alone: the page runs no script.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import shutil
-import subprocess
-import unicodedata
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from compiler.records import record
 
 from ..display import visible, visible_lines
 from ..ir.model import DEFAULT_NUDGE_TEXT
-from .diagram import CONDITIONED, Drawing, drawing, gate_summary, stuck_summary, to_dot, to_mermaid
+from .diagram import CONDITIONED, drawing, gate_summary, stuck_summary, to_mermaid
+from .page_diagram import ENGINES, Engine, diagram_svg, explore_runs, graphviz_svg, page_svg, run_facts_of
 from .templating import template_environment
 
 if TYPE_CHECKING:
+    from ..analysis.core import Analysis
     from ..graph import StageGraph
     from ..ir.model import Blueprint, Edge, Stage
     from .diagram import Node
-
-Engine = Literal["auto", "graphviz", "builtin"]
-ENGINES: tuple[str, ...] = ("auto", "graphviz", "builtin")
-#: Seconds Graphviz may take before the built-in layout is used instead.
-GRAPHVIZ_TIMEOUT = 20
+    from .findings_page import FindingsPage
+    from .run_facts import RunFacts
 
 
 @record
@@ -63,6 +59,8 @@ class StageRow:
     allow_complete: bool
     entry: bool
     terminal: bool
+    #: The `worker_stage` of a fan-out: a normal end here ends a worker run, not the run.
+    worker: bool
     edges: tuple[EdgeRow, ...]
     nudge: str
     nudge_text: str | None
@@ -95,25 +93,46 @@ class Page:
     svg_engine: str
     #: Edges of the stage graph (transitions, fall-throughs, fan-out), for the index.
     edge_count: int = 0
+    #: Never, for a page of stages (a blueprint with errors gets a `FindingsPage`).
+    has_errors: bool = False
+    #: What `check` found about its runs (None when the runs were not explored), and the
+    #: chart of its ceilings (an inline SVG, "" without ceilings).
+    runs: "RunFacts | None" = None
+    chart: str = ""
+    #: The diagram's natural width in CSS pixels (the page's zoom levels scale it).
+    svg_width: float = 0.0
 
 
 @record
 class IndexEntry:
     """One row of the index: a page and the file name (without suffix) it was written to."""
 
-    page: Page
+    page: "Page | FindingsPage"
     stem: str
 
 
 # --- gathering ----------------------------------------------------------------------------
 
 
-def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine = "auto") -> Page:
+def page_data(
+    blueprint: "Blueprint",
+    source: str | None = None,
+    engine: Engine = "builtin",
+    analysis: "Analysis | None" = None,
+    *,
+    explore: bool = True,
+) -> Page:
+    """Everything the page shows. `analysis` is what `check` found (`CheckResult.analysis`);
+    without it the runs are explored here, unless `explore` is False."""
     from ..graph import StageGraph
+    from .ceilings_chart import ceilings_chart
 
     graph = StageGraph.from_blueprint(blueprint)
     picture = drawing(graph, blueprint.name)
-    svg, used = diagram_svg(picture, engine)
+    if analysis is None and explore:
+        analysis = explore_runs(blueprint)
+    svg, used = page_svg(blueprint, engine, analysis)
+    runs = run_facts_of(analysis, picture)
     flags = {node.name: node for node in picture.nodes if node.kind == "stage"}
     return Page(
         name=blueprint.name,
@@ -128,23 +147,36 @@ def page_data(blueprint: "Blueprint", source: str | None = None, engine: Engine 
         svg=svg,
         svg_engine=used,
         edge_count=len(list(graph.edges)),
+        runs=runs,
+        chart=ceilings_chart(runs) if runs is not None else "",
+        svg_width=natural_width(svg),
     )
+
+
+def natural_width(svg: str) -> float:
+    """The `width` of an SVG's root element in CSS pixels (Graphviz writes points)."""
+    found = re.search(r'<svg[^>]*?\swidth="([\d.]+)(pt|px)?"', svg)
+    if found is None:
+        return 0.0
+    return float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
 
 
 def _stage_row(blueprint: "Blueprint", graph: "StageGraph", stage: "Stage", node: "Node") -> StageRow:
     nudge = stage.effective_nudge
     layout = blueprint.layout_for(stage)
+    worker = any(edge.kind == "worker" and edge.target == stage.name for edge in graph.edges)
     return StageRow(
         name=stage.name,
         mode=stage.mode,
         description=stage.description,
         models=", ".join(f"{m.provider} / {m.model}" for m in stage.model.entries) or "default",
         tools=stage.available_tools,
-        max_iterations=str(stage.max_iterations) if stage.max_iterations else "no cap",
+        max_iterations=str(stage.max_iterations) if stage.max_iterations else "the default cap",
         max_revisits=str(stage.max_revisits) if stage.max_revisits is not None else "unlimited",
         allow_complete=stage.allow_complete,
         entry=node.entry,
-        terminal=node.terminal,
+        terminal=node.terminal and not worker,
+        worker=worker,
         edges=_edges(graph, stage),
         nudge=(f"on, at most {nudge.max}" + (" (the built-in text)" if nudge.text == DEFAULT_NUDGE_TEXT else ""))
         if nudge.enabled
@@ -224,40 +256,6 @@ def _region_row(region: Any, scope: str) -> RegionRow:
     return RegionRow(region.name, region.kind, budget, region.required, region.description, scope)
 
 
-# --- the diagram --------------------------------------------------------------------------
-
-
-def diagram_svg(picture: Drawing, engine: Engine = "auto") -> tuple[str, str]:
-    """(inline SVG, "graphviz" | "builtin"): Graphviz's layout when asked for or available,
-    else ours. Graphviz failing (or missing when asked for) falls back to ours."""
-    if engine != "builtin" and shutil.which("dot"):
-        svg = graphviz_svg(to_dot(picture))
-        if svg is not None:
-            return svg, "graphviz"
-    from .diagram_svg import to_svg
-
-    return to_svg(picture), "builtin"
-
-
-def graphviz_svg(dot_source: str) -> str | None:
-    """`dot -Tsvg`, stripped of its XML prolog and doctype so it can sit inside HTML."""
-    try:
-        done = subprocess.run(
-            ["dot", "-Tsvg"],
-            input=dot_source.encode("utf-8"),
-            capture_output=True,
-            timeout=GRAPHVIZ_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    svg = done.stdout.decode("utf-8", errors="replace")
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else None
-
-
 # --- rendering ----------------------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~!{}#])")
@@ -303,16 +301,22 @@ def _environment(html: bool):
     return env
 
 
-def render_markdown(page: Page, *, index: bool = False) -> str:
-    """The Markdown page; with `index`, it links back to `index.md` beside it."""
-    return _environment(False).get_template("blueprint.md.j2").render(page=page, index=index)
+def render_markdown(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The Markdown page (of findings, for a blueprint with errors); with `index`, it links
+    back to `index.md` beside it."""
+    name = "findings.md.j2" if page.has_errors else "blueprint.md.j2"
+    return _environment(False).get_template(name).render(page=page, index=index)
 
 
-def render_html(page: Page, *, index: bool = False) -> str:
-    """The HTML page; with `index`, it links back to `index.html` beside it."""
+def render_html(page: "Page | FindingsPage", *, index: bool = False) -> str:
+    """The HTML page (of findings, for a blueprint with errors); with `index`, it links back
+    to `index.html` beside it."""
     from markupsafe import Markup
 
-    return _environment(True).get_template("blueprint.html.j2").render(page=page, svg=Markup(page.svg), index=index)
+    template = _environment(True).get_template("findings.html.j2" if page.has_errors else "blueprint.html.j2")
+    return template.render(
+        page=page, svg=Markup(getattr(page, "svg", "")), chart=Markup(getattr(page, "chart", "")), index=index
+    )
 
 
 def render_index_markdown(entries: list[IndexEntry]) -> str:
@@ -325,64 +329,24 @@ def render_index_html(entries: list[IndexEntry]) -> str:
     return _environment(True).get_template("index.html.j2").render(entries=entries)
 
 
-# --- file names ---------------------------------------------------------------------------
-
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_WINDOWS_RESERVED = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(1, 10)] + [f"lpt{i}" for i in range(1, 10)]
-)
-
-
-def file_stem(name: str) -> str:
-    """A file name for a blueprint name: letters, digits, `.`, `_`, `-` only, never hidden,
-    never a path, never a reserved device name."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")  # ü → u
-    stem = _UNSAFE_NAME.sub("-", ascii_name).strip("-.")[:80].strip("-.")
-    if not stem or stem.lower() in _WINDOWS_RESERVED:
-        stem = f"blueprint-{stem}" if stem else "blueprint"
-    return stem
-
-
-#: File names the site keeps for itself.
-INDEX_STEM = "index"
-
-
-def unique_stems(names: list[str], reserved: tuple[str, ...] = ()) -> list[str]:
-    """`file_stem` of each name, numbered (`-2`, `-3` …) where two would collide, or would take
-    a `reserved` stem, case-insensitively (macOS and Windows file systems do not tell `A.md`
-    from `a.md`)."""
-    taken: set[str] = {stem.lower() for stem in reserved}
-    out = []
-    for name in names:
-        base = file_stem(name)
-        stem, number = base, 1
-        while stem.lower() in taken:
-            number += 1
-            stem = f"{base}-{number}"
-        taken.add(stem.lower())
-        out.append(stem)
-    return out
-
-
 __all__ = [
     "ENGINES",
-    "INDEX_STEM",
     "EdgeRow",
+    "Engine",
     "IndexEntry",
     "Page",
     "RegionRow",
     "StageRow",
     "diagram_svg",
-    "file_stem",
     "graphviz_svg",
     "md",
     "md_block",
     "md_code",
     "page_data",
+    "page_svg",
     "prose",
     "render_html",
     "render_index_html",
     "render_index_markdown",
     "render_markdown",
-    "unique_stems",
 ]

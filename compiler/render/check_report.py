@@ -23,7 +23,9 @@ def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
 
     result = item.result
     return [
-        render_diagnostic(d, _source_of(item, d), color=options.color, fixable=d in options.fixes)
+        render_diagnostic(
+            d, _source_of(item, d), color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
+        )
         for d in result.diagnostics
     ]
 
@@ -44,7 +46,7 @@ def ceilings_block(item: CheckResult) -> str:
         from ..parse.other_files import refusal
 
         return f"{visible(item.result.path)}: not analysed: it {refusal(item.result.diagnostics)}"
-    return ceilings_text(item.result.path, item.analysis) + properties_line(item)
+    return ceilings_text(item.result.path, item.analysis, item.tokens) + properties_line(item)
 
 
 def properties_line(item: CheckResult) -> str:
@@ -63,9 +65,10 @@ def properties_line(item: CheckResult) -> str:
 def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
     """Findings as `validate` shows them, then each file's ceilings (or why it was not
     analysed), the statistics when asked, the closing lines. Quiet leaves out the findings
-    and the ceilings."""
-    findings = [] if options.quiet else [block for item in checked for block in diagnostic_blocks(item, options)]
-    ceilings = [] if options.quiet else [ceilings_block(item) for item in checked]
+    and the ceilings; the statistics alone leave out everything but their table."""
+    shown = options.shows_findings
+    findings = [block for item in checked for block in diagnostic_blocks(item, options)] if shown else []
+    ceilings = [ceilings_block(item) for item in checked] if shown else []
     diagnostics = [d for item in checked for d in item.result.diagnostics]
     total = sum((item.result.counts for item in checked), Counts())
     return "".join(block + "\n\n" for block in findings) + text_tail(
@@ -83,8 +86,9 @@ def text_tail(
     blocks = list(ceilings)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    blocks.append(render_closing(total, files, diagnostics, options, hint=not options.quiet))
-    return "\n\n".join(blocks) + "\n"
+    if options.shows_closing:
+        blocks.append(render_closing(total, files, diagnostics, options, hint=options.shows_findings))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
 def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict[str, Any]:
@@ -94,7 +98,7 @@ def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict
     from .json import report_document
 
     entry: dict[str, Any] = report_document([item.result], fixes)["files"][0]
-    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.properties)
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.tokens, item.properties)
     return entry
 
 

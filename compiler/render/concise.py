@@ -37,13 +37,14 @@ def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     plain = replace(options, color=False)
     diagnostics = [d for result in results for d in result.diagnostics]
     blocks: list[str] = []
-    if not plain.quiet and diagnostics:
+    if plain.shows_findings and diagnostics:
         blocks.append("\n".join(line(d) for d in diagnostics))
     if plain.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    total = sum((result.counts for result in results), Counts())
-    blocks.append(render_closing(total, len(results), diagnostics, plain, hint=False))
-    return "\n\n".join(blocks) + "\n"
+    if plain.shows_closing:
+        total = sum((result.counts for result in results), Counts())
+        blocks.append(render_closing(total, len(results), diagnostics, plain, hint=False))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
 __all__ = ["line", "report"]

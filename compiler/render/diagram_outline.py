@@ -34,11 +34,20 @@ def outline(graph: "StageGraph", title: str = "") -> str:
     by_source: dict[str, list[Arrow]] = {}
     for arrow in full.arrows:
         by_source.setdefault(arrow.source, []).append(arrow)
+    workers = {arrow.target for arrow in full.arrows if arrow.kind == "worker"}
     for node in full.nodes:
         if node.kind != "stage":
             continue
+        worker = node.id in workers
         flags = [
-            f for f, on in (("entry", node.entry), ("terminal", node.terminal), ("unreachable", node.unreachable)) if on
+            f
+            for f, on in (
+                ("entry", node.entry),
+                ("terminal", node.terminal and not worker),
+                ("fan-out worker", worker),
+                ("unreachable", node.unreachable),
+            )
+            if on
         ]
         head = f"stage {quote(node.name)}" + (f" [{', '.join(flags)}]" if flags else "")
         stage_node = graph.node(node.name)
@@ -57,7 +66,8 @@ def outline(graph: "StageGraph", title: str = "") -> str:
         if node.terminal and not any(
             a.kind != "worker" and a.condition not in CONDITIONED for a in by_source.get(node.id, [])
         ):
-            lines.append("  (a normal end here ends the run)")
+            ends = "the worker run, and its fan-out stage gathers the result" if worker else "the run"
+            lines.append(f"  (a normal end here ends {ends})")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -43,16 +43,16 @@ def state_limit_of(text: str) -> int | None:
 
 
 def example_result(rule: Rule, text: str) -> "FileResult":
-    """What validating the example `text` of `rule` finds (with the analysis for that family)."""
-    from ..analysis.core import state_limit
-    from ..pipeline import CHECK_FAMILIES, VALIDATE_FAMILIES, validate_bytes
+    """What validating the example `text` of `rule` finds (what `check` finds, for the
+    analysis family: with the state limit the example's first line asks for)."""
+    data = example_file(rule, text)
+    if rule.family == "analysis":
+        from ..check import check_bytes
 
-    families = CHECK_FAMILIES if rule.family == "analysis" else VALIDATE_FAMILIES
-    token = state_limit.set(state_limit_of(text) or state_limit.get())
-    try:
-        return validate_bytes(EXAMPLE_PATH, example_file(rule, text), families=families)
-    finally:
-        state_limit.reset(token)
+        return check_bytes(EXAMPLE_PATH, data, max_states=state_limit_of(text)).result
+    from ..pipeline import validate_bytes
+
+    return validate_bytes(EXAMPLE_PATH, data)
 
 
 def example_output(rule: Rule) -> str | None:

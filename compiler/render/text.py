@@ -21,6 +21,7 @@ from ..display import visible
 from ..parse.source import SourceFile
 
 if TYPE_CHECKING:
+    from ..fix.edits import Fix
     from ..pipeline import FileResult
     from . import ReportOptions
 
@@ -31,6 +32,8 @@ _STYLES = {
     "bold": "\x1b[1m",
     "dim": "\x1b[2m",
     "blue": "\x1b[1;34m",
+    "removed": "\x1b[31m",
+    "added": "\x1b[32m",
     "reset": "\x1b[0m",
 }
 
@@ -45,17 +48,25 @@ class _Painter:
 
 #: Marks a finding `--fix` can fix, in its headline and in the closing line.
 FIXABLE_MARK = "[*]"
+#: Marks a finding only `--fix --unsafe-fixes` fixes (the fix changes what the file means).
+UNSAFE_MARK = "[~]"
 
 
 def render_diagnostic(
-    diagnostic: Diagnostic, source: SourceFile | None, *, color: bool = False, fixable: bool = False
+    diagnostic: Diagnostic,
+    source: SourceFile | None,
+    *,
+    color: bool = False,
+    fixable: bool = False,
+    unsafe: bool = False,
 ) -> str:
     """One finding: the headline, the source excerpt with a caret, related places, the fix."""
     paint = _Painter(color)
     where = visible(diagnostic.file)
     if diagnostic.span:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
-    mark = f" {paint('blue', FIXABLE_MARK)}" if fixable else ""
+    shown = FIXABLE_MARK if fixable else UNSAFE_MARK if unsafe else ""
+    mark = f" {paint('blue', shown)}" if shown else ""
     head = (
         f"{paint('bold', where + ':')} {paint(diagnostic.severity, diagnostic.severity)}"
         f"{paint('dim', '[' + diagnostic.code + ']')}{mark} {visible(diagnostic.message)}"
@@ -69,6 +80,23 @@ def render_diagnostic(
         lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}{visible(related.message)}")
     if diagnostic.fix:
         lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {visible(diagnostic.fix)}")
+    return "\n".join(lines)
+
+
+def render_edits(fix: "Fix", source: SourceFile, *, color: bool = False, unsafe: bool = False) -> str:
+    """A fix under its finding (`--show-fixes`): its title, then for each edit the lines it
+    changes, as removed (`-`) and added (`+`) lines."""
+    paint = _Painter(color)
+    mark = UNSAFE_MARK if unsafe else FIXABLE_MARK
+    lines = [f"   {paint('blue', '=')} {paint('bold', 'edit')} {paint('blue', mark)}: {visible(fix.title)}"]
+    for edit in fix.edits:
+        span = edit.span
+        old_lines = [source.line_text(n) for n in range(span.line, span.end_line + 1)]
+        old = "\n".join(old_lines)
+        end = len(old) - len(old_lines[-1]) + span.end_column - 1
+        new = old[: span.column - 1] + edit.new_text + old[end:]
+        lines.extend(f"     {paint('removed', '- ' + _shown(line))}" for line in old_lines)
+        lines.extend(f"     {paint('added', '+ ' + _shown(line))}" for line in new.split("\n"))
     return "\n".join(lines)
 
 
@@ -149,36 +177,53 @@ def render_statistics(diagnostics: Iterable[Diagnostic]) -> str:
     return "".join(f"{n:>{width}}  {severity:<7}  {code}\n" for (code, severity), n in rows)
 
 
+_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+def _most_severe(diagnostics: Sequence[Diagnostic]) -> Diagnostic:
+    """The first of the most severe findings: the rule a reader should look up first."""
+    return min(diagnostics, key=lambda d: _RANK.get(d.severity, 3))
+
+
 def render_closing(
     counts: Counts, files: int, diagnostics: Sequence[Diagnostic], options: "ReportOptions", *, hint: bool = True
 ) -> str:
-    """How to read a rule's documentation (with `hint`, when there are findings), the summary
-    line, then how many findings `--fix` can fix (when any)."""
+    """How to read the most severe finding's rule (with `hint`, when there are findings), the
+    summary line, then how many findings `--fix` can fix, and `--fix --unsafe-fixes` (when any)."""
     lines = []
     if hint and diagnostics:
-        code = diagnostics[0].code
+        code = _most_severe(diagnostics).code
         where = f" or {visible(options.rule_docs_url.replace('{code}', code))}" if options.rule_docs_url else ""
         lines.append(f"A rule's rationale, example and fix: `blueprint rule {code}`{where}")
     lines.append(render_summary(counts, files, color=options.color))
     fixable = sum(1 for d in diagnostics if d in options.fixes)
     if fixable:
         lines.append(f"{_Painter(options.color)('blue', FIXABLE_MARK)} {fixable} fixable with `--fix`")
+    unsafe = sum(1 for d in diagnostics if d in options.unsafe_fixes and d not in options.fixes)
+    if unsafe:
+        lines.append(f"{_Painter(options.color)('blue', UNSAFE_MARK)} {unsafe} fixable with `--fix --unsafe-fixes`")
     return "\n".join(lines)
+
+
+def _finding(diagnostic: Diagnostic, source: SourceFile | None, options: "ReportOptions") -> str:
+    fixable, unsafe = diagnostic in options.fixes, diagnostic in options.unsafe_fixes
+    block = render_diagnostic(diagnostic, source, color=options.color, fixable=fixable, unsafe=unsafe)
+    fix = options.fixes.get(diagnostic) or options.unsafe_fixes.get(diagnostic)
+    if options.show_fixes and fix is not None and source is not None:
+        block += "\n" + render_edits(fix, source, color=options.color, unsafe=not fixable)
+    return block
 
 
 def report(results: Sequence["FileResult"], options: "ReportOptions") -> str:
     """The text reporter (`--format text`): findings (unless quiet), the statistics (when
-    asked), the closing lines."""
+    asked), the closing lines (unless the statistics were asked for alone)."""
     diagnostics = [d for result in results for d in result.diagnostics]
     blocks: list[str] = []
-    if not options.quiet:
-        blocks.extend(
-            render_diagnostic(d, result.source, color=options.color, fixable=d in options.fixes)
-            for result in results
-            for d in result.diagnostics
-        )
+    if options.shows_findings:
+        blocks.extend(_finding(d, result.source, options) for result in results for d in result.diagnostics)
     if options.statistics and diagnostics:
         blocks.append(render_statistics(diagnostics).rstrip("\n"))
-    total = sum((result.counts for result in results), Counts())
-    blocks.append(render_closing(total, len(results), diagnostics, options, hint=not options.quiet))
-    return "\n\n".join(blocks) + "\n"
+    if options.shows_closing:
+        total = sum((result.counts for result in results), Counts())
+        blocks.append(render_closing(total, len(results), diagnostics, options, hint=options.shows_findings))
+    return "\n\n".join(blocks) + "\n" if blocks else ""

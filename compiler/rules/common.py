@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import KeyPath, format_key_path
+from ..suggestions import closest
 
 if TYPE_CHECKING:
     from ..ir.model import Edge, Layout, Stage
@@ -113,10 +114,7 @@ def quoted(names: Iterable[str], limit: int = 6) -> str:
 
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to a misspelt `name`, if one is close enough."""
-    import difflib  # only for a name that is not known
-
-    matches = difflib.get_close_matches(name, [c for c in candidates if c != name], n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    return closest(name, candidates)
 
 
 def did_you_mean(name: str, candidates: Iterable[str], otherwise: str) -> str:

@@ -108,7 +108,7 @@ def emit(
         options = run_options(False, default_max_iterations)
         blocks.append(scenario_toml(name, recording.visits, verdict.expect, {}, comments, extra=options))
     if existing is not None:
-        text = existing.decode("utf-8", errors="replace")
+        text = existing.decode("utf-8")  # invalid bytes are refused, never rewritten
         return (text.rstrip("\n") + "\n\n" + "\n".join(blocks) if blocks else text), len(blocks)
     relative = os.path.relpath(blueprint_path, os.path.dirname(target) or ".")
     head = f"# Scenarios written by blueprint check --emit-scenarios from {os.path.basename(blueprint_path)}.\n"

@@ -135,6 +135,7 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
             fix="add one: [[scenario]] with a name, a script and expectations",
         )
     scenarios: list[Scenario] = []
+    unreadable: list[str] = []
     names: dict[str, int] = {}
     for number, table in enumerate(tables):
         before = len(reader.diagnostics)
@@ -150,9 +151,20 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
             names.setdefault(scenario.name, number)
         if scenario is not None and len(reader.diagnostics) == before:
             scenarios.append(scenario)
+        else:
+            named = table.get("name") if isinstance(table, dict) else None
+            unreadable.append(named if isinstance(named, str) and named else f"scenario {number + 1}")
     properties = read_properties(path, data) if "property" in document else None
     return ScenarioFile(
-        path, source, blueprint, blueprint_where, tuple(scenarios), tuple(reader.diagnostics), len(tables), properties
+        path,
+        source,
+        blueprint,
+        blueprint_where,
+        tuple(scenarios),
+        tuple(reader.diagnostics),
+        len(tables),
+        tuple(unreadable),
+        properties,
     )
 
 

@@ -101,6 +101,9 @@ class ScenarioFile:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: How many `[[scenario]]` tables the file has, readable or not.
     declared: int = 0
+    #: The names of the scenarios left out for a format error ("scenario N" when unnamed):
+    #: `blueprint test` counts each as failed.
+    unreadable: tuple[str, ...] = ()
     #: Its `[[property]]` tables (None when it has none): each is a test, checked over every run.
     properties: PropertyFile | None = None
 

@@ -236,7 +236,8 @@ def _play_visits(ir: "Blueprint", scenario: Scenario, played: Played) -> None:
                     return
                 clock += action.after + action.data.get("seconds", 0)
                 serial += 1
-                event = to_event(action, clock, serial)
+                region = played.state.region(action.data["region"]) if action.verb == "close" else None
+                event = to_event(action, clock, serial, region)
                 clock = max(clock, getattr(event, "now", None) or clock)
                 before = played.state
                 after, caused = step(ir, before, event)
@@ -302,6 +303,32 @@ def _misfit(ir: "Blueprint", played: Played, action: Action, current: tuple[str,
         return _answer_misfit(ir, state, action)
     if action.verb == "confirm" and state.phase == "interact":
         return _confirm_misfit(ir, state, action)
+    if action.verb in ("fill", "close"):
+        return _checklist_misfit(ir, state, action)
+    return None
+
+
+def _checklist_misfit(ir: "Blueprint", state: RunState, action: Action) -> str | None:
+    """`fill` on a checklist would leave it with no open item by accident; `close` needs one open."""
+    name = action.data["region"]
+    stage = ir.stage(state.stage)
+    region = ir.layout_for(stage).get(name) if stage is not None else None
+    checklist = region is not None and region.kind == "checklist"
+    if action.verb == "fill":
+        if not checklist:
+            return None
+        return (
+            f"'{name}' is a checklist, whose entries are open or done: 'open {name} 2' gives it open items, "
+            f"'close {name} 1' marks one done, not '{action.source}'"
+        )
+    if not checklist:
+        return f"'close' marks checklist items done, and '{name}' is not a checklist region of '{state.stage}'"
+    open_ids = [item for item, _ in state.region(name).open_items]
+    closing = action.data["items"] or ()
+    missing = [item for item in closing if item not in open_ids]
+    if missing or not open_ids:
+        listed = ", ".join(open_ids) or "none"
+        return f"'{name}' has no open item {', '.join(missing) or 'to close'} (open: {listed}) for '{action.source}'"
     return None
 
 

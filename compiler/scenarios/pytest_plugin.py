@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
+from ..display import visible
+
 if TYPE_CHECKING:
     from .runner import FileOutcome, ScenarioResult
 
@@ -36,12 +38,15 @@ class ScenarioFailed(Exception):
 
 class ScenarioFile(pytest.File):
     def collect(self):
+        from ..parse.source import read_blueprint
         from .runner import run_file
 
         display = self._display()
-        outcome = run_file(display, self.path.read_bytes())
+        outcome = run_file(display, read_blueprint(self.path))  # bounded; too large is reported
         for result in outcome.results:
-            yield ScenarioItem.from_parent(self, name=result.scenario.name, outcome=outcome, result=result)
+            # The name is shown in pytest's report and its terminal title: input is shown, never obeyed.
+            name = visible(result.scenario.name)
+            yield ScenarioItem.from_parent(self, name=name, outcome=outcome, result=result)
         if outcome.problems:
             yield ScenarioProblems.from_parent(self, name="(scenario file)", outcome=outcome)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from compiler import records
 
 from ..diagnostics import format_key
+from ..display import visible
 from ..ir.model import DEFAULT_MAX_ITERATIONS
 from ..runtime.events import (
     OUTCOMES,
@@ -167,7 +168,7 @@ def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> st
     if isinstance(event, RegionChanged):
         # A region the blueprint does not declare stays a table: the script's steps name only
         # regions the blueprint has (a renamed region is then a clear mismatch).
-        return _region(event, before, reused) if event.region in ir.known_regions else None
+        return _region(ir, event, before, reused) if event.region in ir.known_regions else None
     if isinstance(event, WorkersFinished):
         return f"workers {event.completed}" + (f" failed {event.failed}" if event.failed else "")
     if isinstance(event, InteractionAnswered):
@@ -178,7 +179,7 @@ def _compact(ir: "Blueprint", event: Event, before: RunState, reused: set) -> st
     return _NAMED.get(type(event))
 
 
-def _region(event: RegionChanged, before: RunState, reused: set) -> str | None:
+def _region(ir: "Blueprint", event: RegionChanged, before: RunState, reused: set) -> str | None:
     if not _token(event.region):
         return None
     if event.entries == 0 and not event.open_items:
@@ -187,10 +188,29 @@ def _region(event: RegionChanged, before: RunState, reused: set) -> str | None:
     if not fresh:
         return None
     count = "" if event.entries == 1 else f" {event.entries}"
+    stage = ir.stage(before.stage)
+    declared = ir.layout_for(stage).get(event.region) if stage is not None else None
+    if declared is not None and declared.kind == "checklist":
+        return _close(event, before)
     if not event.open_items:
         return f"fill {event.region}{count}"
     numbered = tuple((str(i), f"item {i}") for i in range(1, event.entries + 1))
     return f"open {event.region}{count}" if event.open_items == numbered else None
+
+
+def _close(event: RegionChanged, before: RunState) -> str | None:
+    """A checklist whose open items only lost some, as `close`; anything else as a native event
+    (or as `open`, when the items are the ones `open` writes)."""
+    was = before.region(event.region)
+    numbered = tuple((str(i), f"item {i}") for i in range(1, event.entries + 1))
+    if event.open_items and event.open_items == numbered:
+        return f"open {event.region}" + ("" if event.entries == 1 else f" {event.entries}")
+    if event.entries != was.entries or not set(event.open_items) < set(was.open_items):
+        return None
+    closed = [item for item, text in was.open_items if (item, text) not in event.open_items]
+    if not all(item.isdigit() and int(item) >= 1 for item in closed):
+        return None  # `close` names items by number
+    return f"close {event.region} all" if not event.open_items else f"close {event.region} {' '.join(closed)}"
 
 
 def _answer(ir: "Blueprint", event: InteractionAnswered, before: RunState) -> str | None:
@@ -233,8 +253,8 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):  # JSON escapes every control TOML forbids raw but DEL
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -266,7 +286,8 @@ def scenario_toml(
     extra: dict[str, Any] | None = None,
 ) -> str:
     """One `[[scenario]]` block: comments, the name, the script as stage visits, the expectations."""
-    lines = [f"# {line}".rstrip() for text in comments for line in text.splitlines()]
+    # A comment may hold no control character: each is shown as its picture (`compiler.display`).
+    lines = [f"# {visible(line)}".rstrip() for text in comments for line in text.splitlines()]
     lines += ["[[scenario]]", f"name = {toml_value(name)}"]
     lines += [f"{format_key(k)} = {toml_value(v)}" for k, v in (extra or {}).items()]
     for stage, steps in visits:

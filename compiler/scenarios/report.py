@@ -57,11 +57,19 @@ def describe_exit(visit: VisitRun) -> str:
     return ""
 
 
+#: How the actual run names a hold where its `expect.holds` key would read as something else:
+#: `fan_out` is a nudge holding a fan-out stage that ended without calling the tool.
+HOLD_LABELS = {
+    "fan_out": "nudged to fan out",
+    "split": "split given up",
+}
+
+
 def describe_visit(played: Played, visit: VisitRun, last: bool) -> str:
     replies = sum(1 for f in visit.fed if type(f.event).__name__ == "InferenceFinished")
     holds = played.holds(visit)
     parts = [f"{replies} repl{'y' if replies == 1 else 'ies'}"] if replies else []
-    parts += [f"{name.replace('_', ' ')} ×{n}" for name, n in holds.items() if n]
+    parts += [f"{HOLD_LABELS.get(name, name.replace('_', ' '))} ×{n}" for name, n in holds.items() if n]
     head = f"{visit.stage} (visit {visit.number})" + (f": {', '.join(parts)}" if parts else "")
     exit = describe_exit(visit)
     if not exit and last:
@@ -137,6 +145,10 @@ def render_text(outcomes: Sequence[FileOutcome], *, color: bool = False, verbose
             listing.append(f"{mark} {visible(path)}::{visible(result.scenario.name)}")
             if result.failures:
                 blocks.append(failure_text(outcome, result, color=color))
+        for name in outcome.unread:
+            listing.append(
+                f"FAIL {visible(path)}::{visible(name)} (not run: the scenario could not be read, see below)"
+            )
         blocks.extend(problems_text(outcome, color=color))
     shown = listing if verbose else [line for line in listing if line.startswith("FAIL")]
     parts = ["\n".join(shown)] if shown else []
@@ -147,11 +159,12 @@ def render_text(outcomes: Sequence[FileOutcome], *, color: bool = False, verbose
 
 def totals(outcomes: Sequence[FileOutcome]) -> dict[str, int]:
     results = [r for o in outcomes for r in o.results]
+    unread = sum(len(o.unread) for o in outcomes)
     return {
         "files": len(outcomes),
-        "scenarios": len(results),
+        "scenarios": len(results) + unread,
         "passed": sum(1 for r in results if r.passed),
-        "failed": sum(1 for r in results if not r.passed),
+        "failed": sum(1 for r in results if not r.passed) + unread,
         "problems": sum(len(o.problems) for o in outcomes),
     }
 
@@ -221,6 +234,10 @@ def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]
                         **({"counterexample": list(r.counterexample)} if r.counterexample else {}),
                     }
                     for r in outcome.results
+                ]
+                + [
+                    {"name": name, "line": None, "passed": False, "failures": [], "run": None, "unread": True}
+                    for name in outcome.unread
                 ],
             }
         )

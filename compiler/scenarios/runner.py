@@ -63,6 +63,8 @@ class FileOutcome:
     problems: tuple[Diagnostic, ...]
     #: The blueprint's own result (its diagnostics when it has errors); None when unread.
     blueprint_result: "FileResult | None" = None
+    #: Selected scenarios that could not be read (a bad step or key): each counts as failed.
+    unread: tuple[str, ...] = ()
 
     @property
     def blueprint(self) -> "Blueprint | None":
@@ -71,7 +73,7 @@ class FileOutcome:
 
     @property
     def failed(self) -> int:
-        return sum(1 for r in self.results if not r.passed)
+        return sum(1 for r in self.results if not r.passed) + len(self.unread)
 
     @property
     def ok(self) -> bool:
@@ -82,7 +84,7 @@ def project_settings(path: str) -> "Settings":
     """The settings the project's configuration gives the blueprint at `path`."""
     from ..config import ConfigFinder, settings_for
 
-    return settings_for(ConfigFinder().for_file(path)).for_file(path)
+    return settings_for(ConfigFinder().for_file(path), path=path).for_file(path)
 
 
 def default_loader(path: str) -> "FileResult":
@@ -95,9 +97,13 @@ def default_loader(path: str) -> "FileResult":
 
 def selected(scenario: Scenario, pattern: str | None) -> bool:
     """`-k`: a case-insensitive part of the name, or a glob (`*`, `?`, `[…]`) over the whole name."""
+    return name_selected(scenario.name, pattern)
+
+
+def name_selected(name: str, pattern: str | None) -> bool:
     if not pattern:
         return True
-    name, wanted = scenario.name.lower(), pattern.lower()
+    name, wanted = name.lower(), pattern.lower()
     if any(c in wanted for c in "*?["):
         return fnmatch.fnmatchcase(name, wanted)
     return wanted in name
@@ -116,10 +122,11 @@ def run_file(
     iteration cap the runs use)."""
     file = load_scenarios(path, data)
     problems = list(file.diagnostics)
+    unread = tuple(name for name in file.unreadable if name_selected(name, pattern))
     chosen = [s for s in file.scenarios if selected(s, pattern)]
     asked = [s for s in property_tests(file) if selected(s, pattern)]
     if not chosen and not asked:
-        return FileOutcome(file, (), tuple(problems))
+        return FileOutcome(file, (), tuple(problems), unread=unread)
     blueprint_path = file.blueprint or ""
     try:
         result = loader(blueprint_path)
@@ -131,7 +138,7 @@ def run_file(
                 fix='name the blueprint with blueprint = "…" (relative to this file)',
             )
         )
-        return FileOutcome(file, (), tuple(problems))
+        return FileOutcome(file, (), tuple(problems), unread=unread)
     if not result.ok or result.blueprint is None:
         problems.append(
             _problem(
@@ -140,13 +147,13 @@ def run_file(
                 fix="run blueprint validate on it",
             )
         )
-        return FileOutcome(file, (), tuple(problems), result)
+        return FileOutcome(file, (), tuple(problems), result, unread)
     ir = result.blueprint
     cap = settings_of(blueprint_path).default_max_iterations
     results = tuple(_timed(ir, scenario, os.path.dirname(path), cap) for scenario in chosen)
     if asked and file.properties is not None:
-        results += run_properties(ir, file.properties, {s.name for s in asked}, cap)
-    return FileOutcome(file, results, tuple(problems), result)
+        results += run_properties(ir, file.properties, {s.name for s in asked}, settings_of(blueprint_path))
+    return FileOutcome(file, results, tuple(problems), result, unread)
 
 
 def property_tests(file: ScenarioFile) -> list[Scenario]:
@@ -160,16 +167,20 @@ def property_tests(file: ScenarioFile) -> list[Scenario]:
 
 
 def run_properties(
-    ir: "Blueprint", properties: "PropertyFile", names: set[str], default_max_iterations: int
+    ir: "Blueprint", properties: "PropertyFile", names: set[str], settings: "Settings"
 ) -> tuple[ScenarioResult, ...]:
     """The properties named in `names`, each a test: it passes when it holds on every run (a
     vacuous or unproven property fails, as `blueprint check` reports it). Every property is
     answered over one exploration of the blueprint's runs."""
-    from ..analysis.core import analyze_cached
+    from ..analysis.core import analyze
     from ..analysis.property_check import evaluate
 
     began = time.perf_counter()
-    verdicts = [v for v in evaluate(analyze_cached(ir, default_max_iterations), properties) if v.name in names]
+    from ..analysis.tokens import models_from, run_cost
+
+    analysis = analyze(ir, default_max_iterations=settings.default_max_iterations)
+    verdicts = evaluate(analysis, properties, lambda: run_cost(analysis, models_from(settings)))
+    verdicts = [v for v in verdicts if v.name in names]
     seconds = (time.perf_counter() - began) / max(len(verdicts), 1)
     out = []
     for verdict in verdicts:

@@ -10,6 +10,7 @@
                                  "answer Edit: the new text" adopts an edit)
     "confirm yes" / "confirm no" a confirm-style yes or no at an interaction point
     "fill plan" / "fill plan 3" / "empty plan" / "open todo 2"   a region's content changed
+    "close todo 1" / "close todo 1 3" / "close todo all"   checklist items marked done (todo_done)
     "wait 20m" / "tick"          time passes (a tick re-checks the stuck clock)
     "workers 3" / "workers 2 failed 1"   the fan-out workers are done
     "child_started c1", "child_finished c1", "pause", "resume", "cancel", "workspace_lost"
@@ -46,6 +47,7 @@ from ..runtime.events import (
     WorkspaceLost,
     event_from_dict,
 )
+from ..runtime.records import RegionSnapshot
 from .model import Action, Where
 
 #: The phases of the run (`RunState.phase`) in which each verb fits; absent: any phase.
@@ -97,6 +99,7 @@ VERBS = (
     "fill",
     "empty",
     "open",
+    "close",
     "wait",
     "tick",
     "workers",
@@ -268,10 +271,25 @@ def _region(rest: str, *, counted: bool) -> tuple[str, int]:
         raise VocabularyError(f"expected {shape} after the verb, not '{rest}'")
     count = 1
     if len(words) == 2:
-        if not words[1].isdigit() or int(words[1]) < 1:
+        if words[1] == "0":
+            raise VocabularyError(
+                f"'{words[0]} 0' holds nothing: write 'empty {words[0]}' for an empty region, or "
+                f"'close {words[0]} 1' (or 'close {words[0]} all') to mark checklist items done"
+            )
+        if not words[1].isdigit():
             raise VocabularyError(f"the number of entries is a whole number from 1, not '{words[1]}'")
         count = int(words[1])
     return words[0], count
+
+
+def _close(rest: str) -> dict[str, Any]:
+    words = rest.split()
+    if len(words) < 2 or not (words[1:] == ["all"] or all(w.isdigit() and int(w) >= 1 for w in words[1:])):
+        raise VocabularyError(
+            f"'close' names a checklist and the items marked done: 'close todo 1', 'close todo 1 3' "
+            f"or 'close todo all', not 'close {rest}'"
+        )
+    return {"region": words[0], "items": None if words[1:] == ["all"] else tuple(words[1:])}
 
 
 def _fill(rest: str) -> dict[str, Any]:
@@ -315,6 +333,7 @@ _READERS = {
     "confirm": _confirm,
     "fill": _fill,
     "open": _fill,
+    "close": _close,
     "empty": _empty,
     "wait": _wait,
     "workers": _workers,
@@ -332,8 +351,9 @@ def phases(action: Action) -> tuple[str, ...] | None:
     return PHASES.get(action.verb)
 
 
-def to_event(action: Action, now: float, serial: int) -> Event:
-    """The runner event of one play of the step at time `now` (`serial` makes region content unique)."""
+def to_event(action: Action, now: float, serial: int, region: "RegionSnapshot | None" = None) -> Event:
+    """The runner event of one play of the step at time `now` (`serial` makes region content
+    unique; `region`, what the step's region held before it, for `close`)."""
     verb, data = action.verb, action.data
     if verb == "event":
         event = data["event"]
@@ -362,6 +382,16 @@ def to_event(action: Action, now: float, serial: int) -> Event:
             hash=f"scenario:{data['region']}:{serial}",
             entries=data["entries"],
             open_items=items,
+            now=now,
+        )
+    if verb == "close":
+        closing, before = data["items"], region or RegionSnapshot()
+        still = tuple(item for item in before.open_items if closing is not None and item[0] not in closing)
+        return RegionChanged(
+            data["region"],
+            hash=f"scenario:{data['region']}:{serial}",
+            entries=before.entries,
+            open_items=still,
             now=now,
         )
     if verb == "empty":

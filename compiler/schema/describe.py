@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import KeyPath, format_key, format_key_path
+from ..suggestions import closest
 
 _JSON_TYPE_NAMES = {
     "string": "a string",
@@ -131,10 +132,8 @@ def suggest(word: Any, candidates: Iterable[str]) -> str | None:
     by_normal = {_normal(c): c for c in candidates}
     if _normal(word) in by_normal:
         return by_normal[_normal(word)]
-    import difflib  # only for a word that is not known
-
-    close = difflib.get_close_matches(_normal(word), list(by_normal), n=1, cutoff=0.6)
-    return by_normal[close[0]] if close else None
+    close = closest(_normal(word), by_normal)
+    return by_normal[close] if close is not None else None
 
 
 def join_values(values: Iterable[Any]) -> str:

@@ -1,5 +1,7 @@
--- Drives a headless Neovim through the docs/editors.md story: see a finding while typing,
--- jump to a definition, rename, apply a quick fix. Writes what it saw to $BLUEPRINT_RESULT.
+-- Drives a headless Neovim through the docs/editors.md story with the keys the recipe maps:
+-- see a finding while typing, complete a key (<C-x><C-o>), hover (K), jump to a definition
+-- (gd), rename (<leader>rn), apply a quick fix (<leader>ca). Writes what it saw to
+-- $BLUEPRINT_RESULT.
 local result = { steps = {} }
 
 local function save()
@@ -41,6 +43,20 @@ local function find(buf, needle)
   error("not in the buffer: " .. needle)
 end
 
+local function press(keys, flags)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), flags or "x", false)
+end
+
+local function floating_text()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      return table.concat(lines, "\n"), win
+    end
+  end
+  return nil
+end
+
 local published = 0
 local original = vim.lsp.handlers["textDocument/publishDiagnostics"]
 vim.lsp.handlers["textDocument/publishDiagnostics"] = function(...)
@@ -67,20 +83,52 @@ local ok, problem = pcall(function()
     finding = { code = typo.code, lnum = typo.lnum, col = typo.col, end_col = typo.end_col, message = typo.message },
   }
 
-  -- 2. Jump to the stage the other edge names.
+  -- 2. Complete a key: a new line in [stages.plan], "max_rev", <C-x><C-o>, take the first.
+  result.steps.omnifunc = vim.bo[buf].omnifunc
+  local cap_row = find(buf, "max_iterations = 10")
+  vim.api.nvim_win_set_cursor(0, { cap_row, 0 })
+  -- Insert mode waits for keys while the answer arrives; a timer reads the menu, then leaves.
+  local labels, started, timer = {}, vim.loop.now(), vim.loop.new_timer()
+  timer:start(50, 50, vim.schedule_wrap(function()
+    local items = vim.fn.complete_info({ "items" }).items
+    if #items == 0 and vim.loop.now() - started < 30000 then
+      return
+    end
+    timer:stop()
+    for _, item in ipairs(items) do
+      table.insert(labels, item.word)
+    end
+    -- One match is inserted with no menu to confirm; several open the menu.
+    press(vim.fn.pumvisible() == 1 and "<C-y><Esc>" or "<Esc>", "n")
+  end))
+  press("omax_rev<C-x><C-o>", "x!")
+  result.steps.completed = { labels = labels, line = vim.api.nvim_buf_get_lines(buf, cap_row, cap_row + 1, false)[1] }
+  press("dd")
+
+  -- 3. K on a key shows what it means.
+  local key_row, key_col = find(buf, "max_iterations = 10")
+  vim.api.nvim_win_set_cursor(0, { key_row, key_col + 1 })
+  press("K")
+  wait("the hover", function() return floating_text() ~= nil end)
+  local hover, hover_win = floating_text()
+  result.steps.hovered = { text = hover }
+  vim.api.nvim_win_close(hover_win, true)
+
+  -- 4. Jump to the stage the other edge names.
   local edge_row, edge_col = find(buf, "[stages.fix.transitions.review]")
   vim.api.nvim_win_set_cursor(0, { edge_row, edge_col + #"[stages.fix.transitions." + 1 })
-  vim.lsp.buf.definition()
+  press("gd")
   wait("the jump", function() return vim.api.nvim_win_get_cursor(0)[1] ~= edge_row end)
   local cursor = vim.api.nvim_win_get_cursor(0)
   result.steps.jumped = { row = cursor[1], col = cursor[2], line = vim.api.nvim_get_current_line() }
 
-  -- 3. Rename the stage there.
-  vim.lsp.buf.rename("reviewed")
+  -- 5. Rename the stage there.
+  vim.ui.input = function(_, on_confirm) on_confirm("reviewed") end
+  press("<leader>rn")
   wait("the rename", function() return vim.api.nvim_get_current_line():find("reviewed", 1, true) ~= nil end)
   result.steps.renamed = { text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") }
 
-  -- 4. On the typo, pick the "did you mean" quick fix from the code-action menu.
+  -- 6. On the typo, pick the "did you mean" quick fix from the code-action menu.
   wait("findings after the rename", function()
     local d = has(buf, "unknown-stage")
     return d ~= nil and d.message:find("reviewed", 1, true) ~= nil
@@ -97,7 +145,7 @@ local ok, problem = pcall(function()
     end
     on_choice(nil)
   end
-  vim.lsp.buf.code_action()
+  press("<leader>ca")
   wait("the quick fix", function() return has(buf, "unknown-stage") == nil end)
   result.steps.fixed = {
     offered = offered,

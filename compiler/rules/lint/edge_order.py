@@ -10,6 +10,7 @@ differ only in letter case. Our runner takes the first in declaration order inst
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ...diagnostics import Diagnostic
@@ -67,28 +68,42 @@ AMBIGUOUS_EDGE_ORDER = LINT.define(
 
 UNORDERED_ROUTING_FALLBACK = LINT.define(
     "unordered-routing-fallback",
-    severity="note",
-    summary="When a routing answer names no offered stage, Leviath follows an edge it picks in hash-map order.",
+    severity="warning",
+    summary="A routing target no answer can name is reached only by Leviath's fallback, picked in hash-map order.",
     rationale=(
         "A stage with two or more `always`/`llm_choice` edges asks the model which stage comes "
-        "next. If the answer names none of them (and `allow_complete` is off), Leviath follows "
-        "the first offered edge, and the offer is in the order of a hash map that changes from "
-        "process to process: the same muddled answer can send one run forward and another "
-        "back. `blueprint run` follows the first edge in declaration order. Nothing in the file "
-        "can fix the order; hints that name each stage plainly make a clear answer likelier. "
-        "This is a note, since the choice is Leviath's and every branching stage has it."
+        "next, listing the targets by name, and reads the answer as words made of letters, "
+        "digits and `_`. A target whose name has any other character (`code-review`, "
+        "`step.2`) can never be named: the answer `code-review` reads as the words `code` and "
+        "`review`. Its edge is taken only as the fallback for an answer that names no stage, "
+        "and Leviath takes as fallback the first offered edge in the order of a hash map that "
+        "changes from process to process, so whether a run ever gets there is a coin toss. "
+        "That every branching stage has such a fallback is a fact of the runtime, not of the "
+        'file (docs/leviath-mapping.md, "Edge order"); this rule reports only what a file can change.'
     ),
     example=_blueprint(
         declared("review"),
-        '[stages.review.transitions.revise]\nhint = "changes are needed"',
+        '[stages.review.transitions.code-review]\nhint = "the code needs a closer look"',
         '[stages.review.transitions.publish]\nhint = "approved"',
-        declared("revise", "max_revisits = 3"),
-        "[stages.revise.transitions.review]",
+        declared("code-review", "max_revisits = 3"),
+        "[stages.code-review.transitions.review]",
         declared("publish"),
         "[stages.publish.transitions]",
     ),
-    fix="give each edge a hint that names its stage, so the model answers with a name",
-    differs="Leviath's fallback edge varies between processes; `blueprint run` takes the first declared.",
+    example_fixed=_blueprint(
+        declared("review"),
+        '[stages.review.transitions.code_review]\nhint = "the code needs a closer look"',
+        '[stages.review.transitions.publish]\nhint = "approved"',
+        declared("code_review", "max_revisits = 3"),
+        "[stages.code_review.transitions.review]",
+        declared("publish"),
+        "[stages.publish.transitions]",
+    ),
+    fix="rename the stage with letters, digits and underscores only, so that an answer can name it",
+    differs=(
+        "Leviath's fallback edge varies between processes; `blueprint run` and `blueprint check` "
+        "take the first declared."
+    ),
 )
 
 
@@ -140,14 +155,28 @@ def check_routing_fallback(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue  # an answer naming no stage ends the run there: no edge is picked
         offered = [e for e in stage.normal_edges if blueprint.stage(e.target) is not None]
         if len(offered) < 2:
-            continue
-        yield ctx.report(
-            UNORDERED_ROUTING_FALLBACK,
-            f"stage '{stage.name}' offers {quoted(e.target for e in offered)}; when the routing answer names none "
-            "of them, Leviath follows the first in hash-map order, which changes from process to process "
-            f"(blueprint run follows '{offered[0].target}', the first declared)",
-            ("stages", stage.name, "transitions"),
-        )
+            continue  # a single edge is followed without asking
+        for edge in offered:
+            if _routable(edge.target):
+                continue
+            first = "this edge" if edge is offered[0] else f"'{offered[0].target}'"
+            yield ctx.report(
+                UNORDERED_ROUTING_FALLBACK,
+                f"stage '{stage.name}' offers '{edge.target}', which no routing answer can name (an answer is "
+                "read as words of letters, digits and _): Leviath takes this edge only when it is the fallback "
+                "for an answer naming no stage, and picks that fallback in hash-map order, which changes from "
+                f"process to process (blueprint run falls back to {first}, the first declared)",
+                edge_path(stage.name, edge.target),
+            )
+
+
+def _routable(name: str) -> bool:
+    """Whether `name` is one routing word, so that an answer can pick it."""
+    if name.isascii():
+        return _ASCII_WORD.fullmatch(name) is not None
+    from ...runtime.words import words  # rare: a name beyond ASCII needs Unicode's tables
+
+    return words(name) == [name]
 
 
 def _ascii_fold(name: str) -> str:
@@ -155,4 +184,5 @@ def _ascii_fold(name: str) -> str:
     return name.translate(_ASCII_LOWER)
 
 
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
