@@ -12,7 +12,8 @@ One run measures, on the same inputs:
 4. `blueprint check FILE` as a process on every real blueprint and example: the slowest file;
    `check` per stage at 100 / 1,000 / 10,000 stages; `blueprint check DIR` peak memory on a
    tree of 200 and of 2,000 files; `check` per stage and peak memory on each stage-graph shape
-   (chain, fan-out, loops, nested loops, the generated mix) at 100 / 1,000 / 10,000 stages;
+   (chain, fan-out, loops, nested loops, the generated mix) at 100 / 1,000 / 10,000 stages; `check` on the slowest real
+   blueprint with ten declared properties against without them (`properties.py`);
 5. the runner: `step` per event over a long generated event stream, and the RunState JSON
    round trip;
 6. the language server: `didChange` → `publishDiagnostics` latency on the coder blueprint, and
@@ -59,6 +60,7 @@ PLAN = {
     "scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
     "scaling_repeat": ({100: 15, 1000: 5, 10000: 3}, {10: 2, 20: 2, 40: 2}),
     "check_repeat": (5, 1),
+    "properties_repeat": (9, 1),
     "check_scaling_sizes": ((100, 1000, 10000), (10, 20, 40)),
     "check_scaling_repeat": ({100: 9, 1000: 3, 10000: 1}, {10: 1, 20: 1, 40: 1}),
     "check_shape_sizes": ((100, 1000, 10000), (20, 40, 80)),
@@ -85,6 +87,7 @@ SECTIONS = (
     "process",
     "scaling",
     "check",
+    "check-properties",
     "check-scaling",
     "check-shapes",
     "check-tree",
@@ -168,6 +171,11 @@ def run_section(section: str, plan: dict) -> list:
         return measure.scaling_rows(plan["scaling_sizes"], plan["scaling_repeat"])
     if section == "check":
         return [measure.check_row(check_inputs(quick=plan["check_repeat"] == 1), plan["check_repeat"])]
+    if section == "check-properties":
+        import properties
+
+        files = check_inputs(quick=plan["properties_repeat"] == 1)
+        return [properties.check_properties_row(files, plan["properties_repeat"])]
     if section == "check-scaling":
         return measure.check_scaling_rows(plan["check_scaling_sizes"], plan["check_scaling_repeat"])
     if section == "check-shapes":

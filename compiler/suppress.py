@@ -119,7 +119,7 @@ def apply_suppressions(ctx: RuleContext, diagnostics: list[Diagnostic], families
     kept: list[Diagnostic] = []
     for diagnostic in diagnostics:
         hit = None
-        for directive in directives:
+        for directive in directives if diagnostic.file == ctx.file else ():  # another file's finding
             hit = directive.covers(diagnostic)
             if hit is not None:
                 directive.used.add(hit)

@@ -45,3 +45,7 @@ def invoke_cli(
 
 # A real Temporal server, for the tests of the Temporal host (tests/temporal_server.py).
 from tests.temporal_server import temporal_server  # noqa: E402, F401
+
+#: The scenario files of the `check` golden cases declare properties that are meant to fail
+#: (tests/test_analysis_golden.py reads them); the scenario plugin must not run them as tests.
+collect_ignore_glob = ["check_cases/*/*.scenarios.toml"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.check import check_bytes
+from compiler.check import check_bytes, scenario_file_beside
 from compiler.config import Settings, load_config, settings_for
 from compiler.render import ReportOptions
 from compiler.render.check_report import text_report
@@ -25,12 +25,16 @@ CASE_FILES = sorted(CASES.glob("*/*.leviath"))
 
 
 def render_case(path: Path) -> tuple[str, list[str]]:
-    """The report of one case, with the settings of a `blueprint.toml` in its folder (prices)."""
+    """The report of one case, with the settings of a `blueprint.toml` in its folder (prices);
+    a `<case>.scenarios.toml` beside it declares its properties."""
     data = path.read_bytes()
     limit = state_limit_of(data.decode("utf-8", errors="replace"))
     config = path.parent / "blueprint.toml"
     settings = settings_for(load_config(config)) if config.exists() else Settings()
-    item = check_bytes(path.relative_to(CASES).as_posix(), data, settings, max_states=limit)
+    shown = path.relative_to(CASES).as_posix()
+    beside = scenario_file_beside(str(path))
+    properties = (shown.removesuffix(".leviath") + ".scenarios.toml", beside[1]) if beside is not None else None
+    item = check_bytes(shown, data, settings, max_states=limit, properties=properties)
     return text_report([item], ReportOptions()), [d.code for d in item.result.diagnostics]
 
 

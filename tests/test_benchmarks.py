@@ -37,6 +37,7 @@ def test_quick_run_writes_a_complete_report(tmp_path: Path) -> None:
         "check shapes: nested",
         "jobs: blueprint check DIR",
         "validate memory, json",
+        "check properties:",
         "runner: step",
         "runner: RunState",
         "lsp:",

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Related
 from ..rulebook.registry import ANALYSIS
 from ..rules.context import RuleContext
+from .property_rules import PROPERTY_RULES
+from .property_spec import declared_properties
 from .rules import (
     ANALYSIS_INCOMPLETE,
     EDGE_NEVER_TAKEN,
@@ -26,7 +28,11 @@ from .rules import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from .core import Analysis
+    from .property_spec import PropertyRequest
 
 
 @ANALYSIS.check(
@@ -63,3 +69,52 @@ def run_findings(ctx: RuleContext, analysis: "Analysis") -> Iterator[Diagnostic]
             fix=finding.fix,
             related=related,
         )
+
+
+@ANALYSIS.check(*PROPERTY_RULES)
+def check_properties(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """The properties declared in the blueprint's scenario file (`check_bytes` reports them
+    through `property_findings`, over its one exploration; this check declares their rules)."""
+    request = declared_properties.get()
+    if request is None or not (request.file.properties or request.file.problems):
+        return
+    from .core import analyze
+
+    yield from property_findings(
+        request, analyze(ctx.blueprint, default_max_iterations=ctx.settings.default_max_iterations)
+    )
+
+
+def property_findings(
+    request: "PropertyRequest", analysis: "Analysis", cost_of: "Callable[[], Any] | None" = None
+) -> list[Diagnostic]:
+    """Each declared property of `request` that does not hold, as a diagnostic in the scenario
+    file with the run that breaks it; the verdicts are kept in `request.verdicts`. `cost_of`
+    gives a run's worst case in tokens and dollars (`tokens.RunCost`), for `at_most`."""
+    from .findings import trace_path
+    from .property_check import evaluate
+
+    if not (request.file.properties or request.file.problems):
+        return []
+    request.verdicts = evaluate(analysis, request.file, cost_of)
+    rules = {rule.code: rule for rule in PROPERTY_RULES}
+    out = []
+    for verdict in request.verdicts:
+        if verdict.code is None:
+            continue
+        steps = verdict.trace.steps if verdict.trace is not None else ()
+        related = tuple(
+            Related(f"{number}. {step.describe()}", trace_path(step)) for number, step in enumerate(steps, 1)
+        )
+        rule = rules[verdict.code]
+        out.append(
+            rule.diagnostic(
+                verdict.message,
+                file=request.file.path,
+                path=verdict.path,
+                span=verdict.span,
+                fix=verdict.fix if verdict.fix is not None else rule.fix,
+                related=related,
+            )
+        )
+    return out

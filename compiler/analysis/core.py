@@ -36,6 +36,9 @@ class Analysis:
     #: then findings that say "no run …" and the ceilings are withheld).
     complete: bool
     runs: RunGraph = field(repr=False)
+    #: The run states in an order where every edge goes forward (None: the graph has a cycle,
+    #: or was not explored completely); declared properties reuse it.
+    order: list[int] | None = field(default=None, repr=False)
 
     @property
     def states(self) -> int:
@@ -124,4 +127,4 @@ def analyze(
     cycle_sets = ceiling_rules.cycles(runs, adjacency) if complete and order is None else []
     findings = find_all(runs, cycle_sets, complete=complete)
     ceilings = ceiling_rules.compute(runs, order, adjacency) if complete else None
-    return Analysis(blueprint, tuple(findings), ceilings, complete, runs)
+    return Analysis(blueprint, tuple(findings), ceilings, complete, runs, order)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import format_key_path
@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from .core import Analysis
     from .findings import Finding
+    from .property_check import Verdict
     from .tokens import RunCost
+    from .traces import Trace
 
 UNBOUNDED = "unbounded"
 
@@ -140,9 +142,13 @@ def _why_endless(analysis: "Analysis") -> str:
 
 
 def analysis_json(
-    analysis: "Analysis | None", diagnostics: Iterable["Diagnostic"], tokens: "RunCost | None" = None
+    analysis: "Analysis | None",
+    diagnostics: Iterable["Diagnostic"],
+    tokens: "RunCost | None" = None,
+    verdicts: Sequence["Verdict"] = (),
 ) -> dict | None:
-    """The `analysis` object of a file in the JSON report (None when the file was not analysed)."""
+    """The `analysis` object of a file in the JSON report (None when the file was not analysed),
+    with the verdict on each declared property (`verdicts`) and the run that breaks it."""
     if analysis is None:
         return None
     shown = {(d.code, d.key_path, d.message) for d in diagnostics}
@@ -151,7 +157,12 @@ def analysis_json(
         for finding in analysis.findings
         if finding.trace is not None and (finding.code, format_key_path(finding.path), finding.message) in shown
     ]
-    return {
+    traces += [
+        _trace_dict(v.code or "", format_key_path(v.path), None, v.trace)
+        for v in verdicts
+        if v.trace is not None and (v.code, format_key_path(v.path), v.message) in shown
+    ]
+    document = {
         "complete": analysis.complete,
         "run_states": analysis.states,
         "visits_explored": analysis.visits_explored,
@@ -159,15 +170,30 @@ def analysis_json(
         "tokens": tokens.to_dict() if tokens is not None else None,
         "traces": traces,
     }
+    if verdicts:
+        document["properties"] = [
+            {
+                "name": v.name,
+                "status": v.status,
+                "code": v.code,
+                "key_path": format_key_path(v.path),
+                "message": v.message,
+            }
+            for v in verdicts
+        ]
+    return document
 
 
 def _trace_json(finding: "Finding") -> dict:
-    trace = finding.trace
-    assert trace is not None
+    assert finding.trace is not None
+    return _trace_dict(finding.code, format_key_path(finding.path), finding.stage, finding.trace)
+
+
+def _trace_dict(code: str, key_path: str, stage: str | None, trace: "Trace") -> dict:
     return {
-        "code": finding.code,
-        "key_path": format_key_path(finding.path),
-        "stage": finding.stage,
+        "code": code,
+        "key_path": key_path,
+        "stage": stage,
         "outcome": trace.outcome,
         "verified": trace.verified,
         "steps": [

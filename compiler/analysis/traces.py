@@ -273,6 +273,8 @@ def verify(ir: "Blueprint", trace: Trace, graph: "RunGraph | None" = None) -> bo
         )
     if trace.outcome == "complete":
         return state.status == "complete"
+    if trace.outcome.startswith("enter:"):
+        return not state.terminal and state.stage == trace.outcome[len("enter:") :]
     return state.terminal and state.status in ("error", "cancelled")
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from ..check import CheckResult, check_bytes
+from ..check import CheckResult, check_bytes, scenario_file_beside
 from ..config import ConfigFinder, Overrides, Settings
 from ..diagnostics import Counts
 from ..reading import read_capped
@@ -197,7 +197,9 @@ class _CheckFile:
         from ..analysis import core  # noqa: F401
 
     def __call__(self, path: str, data: bytes) -> "tuple[Piece, CheckResult | None]":
-        item = check_bytes(path, data, self.settings[path], max_states=self.max_states)
+        item = check_bytes(
+            path, data, self.settings[path], max_states=self.max_states, properties=scenario_file_beside(path)
+        )
         return self.report.prepare(item), item if self.keep else None
 
 
@@ -238,8 +240,9 @@ class ScenarioWriter:
         except OSError as exc:
             raise CliError(f"cannot read '{target}': {exc.strerror or exc}") from exc
         cap = self.settings[item.result.path].default_max_iterations
+        broken = [v for v in item.properties if v.code is not None and (v.code, tuple(v.path)) in shown]
         try:
-            text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap)
+            text, added = scenarios_text(ir, findings, item.result.path, target, existing, cap, broken)
         except UnicodeDecodeError as exc:
             raise CliError(f"cannot append to '{target}': {not_utf8(exc)}") from exc
         if added:

@@ -24,10 +24,17 @@ def diagnostic_blocks(item: CheckResult, options: ReportOptions) -> list[str]:
     result = item.result
     return [
         render_diagnostic(
-            d, result.source, color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
+            d, _source_of(item, d), color=options.color, fixable=d in options.fixes, unsafe=d in options.unsafe_fixes
         )
         for d in result.diagnostics
     ]
+
+
+def _source_of(item: CheckResult, diagnostic: "Diagnostic"):
+    """The text a finding points into: the blueprint's, or its scenario file's (a property's)."""
+    if diagnostic.file != item.result.path and item.properties_source is not None:
+        return item.properties_source if diagnostic.file == item.properties_source.path else None
+    return item.result.source
 
 
 def ceilings_block(item: CheckResult) -> str:
@@ -39,7 +46,20 @@ def ceilings_block(item: CheckResult) -> str:
         from ..parse.other_files import refusal
 
         return f"{visible(item.result.path)}: not analysed: it {refusal(item.result.diagnostics)}"
-    return ceilings_text(item.result.path, item.analysis, item.tokens)
+    return ceilings_text(item.result.path, item.analysis, item.tokens) + properties_line(item)
+
+
+def properties_line(item: CheckResult) -> str:
+    """How the declared properties fared (none declared: nothing), as the last line of the block."""
+    if not item.properties:
+        return ""
+    held = sum(1 for v in item.properties if v.passed)
+    counts: dict[str, int] = {}
+    for verdict in item.properties:
+        if not verdict.passed:
+            counts[verdict.status] = counts.get(verdict.status, 0) + 1
+    rest = "; " + ", ".join(f"{n} {status}" for status, n in counts.items()) if counts else ""
+    return f"\n  properties: {held} of {len(item.properties)} hold on every run{rest}"
 
 
 def text_report(checked: list[CheckResult], options: ReportOptions) -> str:
@@ -78,7 +98,7 @@ def json_entry(item: CheckResult, fixes: "dict[Diagnostic, Fix] | None") -> dict
     from .json import report_document
 
     entry: dict[str, Any] = report_document([item.result], fixes)["files"][0]
-    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.tokens)
+    entry["analysis"] = analysis_json(item.analysis, item.result.diagnostics, item.tokens, item.properties)
     return entry
 
 

@@ -30,7 +30,11 @@ COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
 
 def report(results: Sequence["FileResult"], options: "ReportOptions | None" = None) -> str:
     """Every finding of every file, one command per line (nothing at all when clean)."""
-    return "".join(annotation(d, repository_path(result.path)) + "\n" for result in results for d in result.diagnostics)
+    return "".join(
+        annotation(d, repository_path(d.file if d.file not in (result.path, "<string>") else result.path)) + "\n"
+        for result in results
+        for d in result.diagnostics
+    )
 
 
 def annotation(d: Diagnostic, path: str) -> str:

@@ -44,7 +44,7 @@ def report_document(results: Sequence["FileResult"], fixes: "Mapping[Diagnostic,
             {
                 "path": result.path,
                 "blueprint": blueprint_summary(result.blueprint),
-                "diagnostics": [finding(d, fixes.get(d)) for d in result.diagnostics],
+                "diagnostics": [finding(d, fixes.get(d), result.path) for d in result.diagnostics],
             }
         )
     return {
@@ -59,10 +59,13 @@ def report_document(results: Sequence["FileResult"], fixes: "Mapping[Diagnostic,
     }
 
 
-def finding(d: "Diagnostic", fix: "Fix | None") -> dict[str, Any]:
-    """One finding of the report: `Diagnostic.to_dict()`, whether `--fix` fixes it, and how."""
+def finding(d: "Diagnostic", fix: "Fix | None", path: str | None = None) -> dict[str, Any]:
+    """One finding of the report: `Diagnostic.to_dict()`, whether `--fix` fixes it, and how;
+    `file` when it is in another file than `path`, the file checked (a declared property)."""
+    elsewhere = {"file": d.file} if path is not None and d.file not in (path, "<string>") else {}
     return {
         **d.to_dict(),
+        **elsewhere,
         "fixable": fix is not None,
         "fix_edits": [edit.to_dict() for edit in fix.edits] if fix is not None else [],
     }

@@ -70,6 +70,14 @@ def sarif_log(
     each rule a `helpUri`."""
     fixes = fixes or {}
     findings = [(artifact_uri(result.path, cwd), d) for result in results for d in result.diagnostics]
+    # A finding in another file than the one checked (a declared property, in the blueprint's
+    # scenario file) is located there; the run it shows is still the checked file's.
+    elsewhere = {
+        id(d): artifact_uri(d.file, cwd)
+        for result in results
+        for d in result.diagnostics
+        if d.file != result.path and d.file != "<string>"
+    }
     codes = sorted({d.code for _, d in findings})
     rule_index = {code: i for i, code in enumerate(codes)}
     severity_of: dict[str, Severity] = {}
@@ -89,7 +97,7 @@ def sarif_log(
                 "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
                 "results": [
-                    _result(uri, d, rule_index[d.code], fingerprint, fixes.get(d))
+                    _result(elsewhere.get(id(d), uri), d, rule_index[d.code], fingerprint, fixes.get(d), uri)
                     for (uri, d), fingerprint in zip(findings, fingerprints)
                 ],
             }
@@ -152,7 +160,9 @@ def information_uri() -> str | None:
     return next((urls[label] for label in _HOME_LABELS if urls.get(label)), None)
 
 
-def _result(uri: str, d: Diagnostic, rule_index: int, fingerprint: str, fix: "Fix | None" = None) -> dict[str, Any]:
+def _result(
+    uri: str, d: Diagnostic, rule_index: int, fingerprint: str, fix: "Fix | None" = None, checked: str | None = None
+) -> dict[str, Any]:
     text = d.message if not d.fix else f"{d.message}\nfix: {d.fix}"
     out: dict[str, Any] = {
         "ruleId": d.code,
@@ -163,7 +173,11 @@ def _result(uri: str, d: Diagnostic, rule_index: int, fingerprint: str, fix: "Fi
     }
     if d.related:
         out["relatedLocations"] = [
-            {"id": i, **_location(uri, r.span), "message": {"text": r.message or "related"}}
+            {
+                "id": i,
+                **_location(uri if r.span or checked is None else checked, r.span),
+                "message": {"text": r.message or "related"},
+            }
             for i, r in enumerate(d.related)
         ]
     out["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}

@@ -76,8 +76,8 @@ def render_diagnostic(
         lines.extend(_excerpt(diagnostic, source, paint))
     for related in diagnostic.related:
         file = visible(diagnostic.file)
-        at = f"{file}:{related.span.line}:{related.span.column}" if related.span else file
-        lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}: {visible(related.message)}")
+        at = f"{file}:{related.span.line}:{related.span.column}: " if related.span else ""
+        lines.append(f"   {paint('blue', '=')} {paint('bold', 'related')}: {at}{visible(related.message)}")
     if diagnostic.fix:
         lines.append(f"   {paint('blue', '=')} {paint('bold', 'fix')}: {visible(diagnostic.fix)}")
     return "\n".join(lines)

@@ -7,7 +7,10 @@ a regression test):
 - a run that strands: the run must not end dead-ended (`expect_not.reason = "dead-ended"`);
 - a run that skips the output stage: the run must pass through it (`expect.path_includes`);
 - a run that can loop for ever: every stage entry must find some revisit budget moved
-  (`expect.bounded = true`).
+  (`expect.bounded = true`);
+- a run that breaks a declared property: what the property asks of it (`precedes`: the run
+  passes through `first`; `never`: through `before`; `reaches`: through the stage;
+  `at_most.visits`: no more visits than allowed).
 
 A file that already exists keeps its scenarios; only scenarios with new names are added.
 """
@@ -25,6 +28,7 @@ from .record import record, run_options, scenario_toml
 
 if TYPE_CHECKING:
     from ..analysis.findings import Finding
+    from ..analysis.property_check import Verdict
     from ..ir.model import Blueprint
 
 EMITTED = ("run-can-strand", "output-can-be-skipped", "run-can-loop-forever")
@@ -61,9 +65,11 @@ def emit(
     target: str,
     existing: bytes | None,
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    verdicts: Iterable["Verdict"] = (),
 ) -> tuple[str, int]:
     """The text to write at `target` (a scenario file) and how many scenarios it adds; the
-    runs start with the iteration cap `check` explored them with.
+    runs start with the iteration cap `check` explored them with. `verdicts` are the declared
+    properties: each broken one with a run and an expectation it breaks becomes a scenario.
 
     `existing` is the file's current content, if it has any: its scenarios are kept, and a
     finding whose scenario name is already there is not added again.
@@ -90,6 +96,17 @@ def emit(
         comments.append("This scenario fails while the defect is there, and passes once it is fixed.")
         options = run_options(False, default_max_iterations)
         blocks.append(scenario_toml(name, recording.visits, expect, expect_not, comments, extra=options))
+    for verdict in verdicts:
+        if verdict.trace is None or not verdict.expect:
+            continue
+        name = f"check: property '{verdict.name}'"
+        if name in names:
+            continue
+        names.add(name)
+        recording = record(ir, verdict.trace.events, default_max_iterations=default_max_iterations)
+        comments = [f"blueprint check: {verdict.message}", "This scenario fails while such a run is possible."]
+        options = run_options(False, default_max_iterations)
+        blocks.append(scenario_toml(name, recording.visits, verdict.expect, {}, comments, extra=options))
     if existing is not None:
         text = existing.decode("utf-8")  # invalid bytes are refused, never rewritten
         return (text.rstrip("\n") + "\n\n" + "\n".join(blocks) if blocks else text), len(blocks)

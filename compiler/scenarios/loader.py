@@ -4,7 +4,8 @@ Everything wrong is reported at once, each problem at its line and column, like 
 blueprint's findings: `toml-syntax` for text that is not TOML, `scenario-format` for a key
 or value of the wrong shape, `scenario-step` for a script step that cannot be read and
 `scenario-expect` for an expectation that cannot be. A scenario with a problem is left out;
-the file's other scenarios still run.
+the file's other scenarios still run. The `[[property]]` tables are read as `blueprint check`
+reads them (`compiler.analysis.property_spec`); each is a test of its own.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import difflib
 import os
 from typing import Any
 
+from ..analysis.property_spec import read_properties
 from ..diagnostics import Diagnostic, KeyPath, Span, format_key_path
 from ..parse.other_files import is_lev_test_document, is_rhai_script
 from ..parse.positions import PositionIndex
@@ -22,7 +24,7 @@ from . import expectations
 from .model import SCENARIO_SUFFIX, Action, Expectation, Scenario, ScenarioFile, ScriptVisit, Where
 from .vocabulary import VocabularyError, read_step
 
-FILE_KEYS = ("blueprint", "scenario")
+FILE_KEYS = ("blueprint", "scenario", "property")
 SCENARIO_KEYS = (
     "name",
     "description",
@@ -125,7 +127,7 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
             prefer="key",
         )
         tables = []
-    if not tables and "scenario" not in document:
+    if not tables and "scenario" not in document and "property" not in document:
         reader.problem(
             "scenario-format",
             (),
@@ -152,6 +154,7 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
         else:
             named = table.get("name") if isinstance(table, dict) else None
             unreadable.append(named if isinstance(named, str) and named else f"scenario {number + 1}")
+    properties = read_properties(path, data) if "property" in document else None
     return ScenarioFile(
         path,
         source,
@@ -161,6 +164,7 @@ def load_scenarios(path: str, data: bytes) -> ScenarioFile:
         tuple(reader.diagnostics),
         len(tables),
         tuple(unreadable),
+        properties,
     )
 
 

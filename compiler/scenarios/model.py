@@ -13,6 +13,7 @@ from typing import Any
 
 from compiler.records import record
 
+from ..analysis.property_spec import PropertyFile
 from ..diagnostics import Diagnostic, KeyPath, Span
 from ..parse.source import SourceFile
 
@@ -79,6 +80,9 @@ class Scenario:
     #: Regions seeded before the run starts: name → entries.
     regions: dict[str, int] = field(default_factory=dict)
     description: str | None = None
+    #: "scenario", or "property" for a declared property (a test with no script: it is
+    #: checked over every run the blueprint allows).
+    kind: str = "scenario"
 
 
 @record
@@ -100,6 +104,8 @@ class ScenarioFile:
     #: The names of the scenarios left out for a format error ("scenario N" when unnamed):
     #: `blueprint test` counts each as failed.
     unreadable: tuple[str, ...] = ()
+    #: Its `[[property]]` tables (None when it has none): each is a test, checked over every run.
+    properties: PropertyFile | None = None
 
 
 def is_scenario_name(name: str) -> bool:

@@ -26,10 +26,14 @@ RIGHT_WIDTH = 72
 
 def failure_diagnostic(path: str, result: ScenarioResult, failure: Failure) -> Diagnostic:
     code = "script-mismatch" if failure.key == "script" else "expectation-failed"
+    if result.scenario.kind == "property":
+        code = failure.key  # property-violated, -vacuous, -unproven or -invalid, as check has it
     return Diagnostic(
         code,
         "error",
-        f"scenario '{result.scenario.name}': {failure.message}",
+        failure.message
+        if result.scenario.kind == "property"
+        else f"scenario '{result.scenario.name}': {failure.message}",
         file=path,
         path=failure.where.path,
         span=failure.where.span,
@@ -92,7 +96,10 @@ def expected_rows(result: ScenarioResult) -> list[str]:
 
 
 def timeline(result: ScenarioResult) -> list[str]:
-    """The script (or expected path) beside the run, one stage visit a row."""
+    """The script (or expected path) beside the run, one stage visit a row; for a broken
+    property, the run that breaks it."""
+    if result.counterexample:
+        return ["   the run that breaks it:", *(visible(f"      {line}") for line in result.counterexample)]
     played = result.played
     if played is None:
         return []
@@ -165,7 +172,12 @@ def totals(outcomes: Sequence[FileOutcome]) -> dict[str, int]:
 def summary_line(outcomes: Sequence[FileOutcome]) -> str:
     t = totals(outcomes)
     files = f"{t['files']} file{'s' if t['files'] != 1 else ''}"
-    line = f"Ran {t['scenarios']} scenario{'s' if t['scenarios'] != 1 else ''} in {files}: {t['passed']} passed, {t['failed']} failed"
+    properties = sum(1 for o in outcomes for r in o.results if r.scenario.kind == "property")
+    scenarios = t["scenarios"] - properties
+    ran = f"{scenarios} scenario{'s' if scenarios != 1 else ''}"
+    if properties:
+        ran += f" and {properties} propert{'ies' if properties != 1 else 'y'}"
+    line = f"Ran {ran} in {files}: {t['passed']} passed, {t['failed']} failed"
     if t["problems"]:
         line += f"; {t['problems']} problem{'s' if t['problems'] != 1 else ''} in the files"
     return line
@@ -214,10 +226,12 @@ def json_document(outcomes: Sequence[FileOutcome], coverage: list[dict[str, Any]
                 "scenarios": [
                     {
                         "name": r.scenario.name,
+                        "kind": r.scenario.kind,
                         "line": r.scenario.where.span.line if r.scenario.where.span else None,
                         "passed": r.passed,
                         "failures": [_failure_json(f) for f in r.failures],
                         "run": run_summary(r.played),
+                        **({"counterexample": list(r.counterexample)} if r.counterexample else {}),
                     }
                     for r in outcome.results
                 ]

@@ -27,6 +27,7 @@ from .model import Scenario, ScenarioFile, Where
 from .player import Played, play
 
 if TYPE_CHECKING:
+    from ..analysis.property_spec import PropertyFile
     from ..config import Settings
     from ..ir.model import Blueprint
     from ..pipeline import FileResult
@@ -43,6 +44,8 @@ class ScenarioResult:
     played: Played | None = None
     #: Seconds the scenario took to check and play (for JUnit's `time`).
     seconds: float = 0.0
+    #: For a broken property: the run that breaks it, one stage visit a line.
+    counterexample: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -121,7 +124,8 @@ def run_file(
     problems = list(file.diagnostics)
     unread = tuple(name for name in file.unreadable if name_selected(name, pattern))
     chosen = [s for s in file.scenarios if selected(s, pattern)]
-    if not chosen:
+    asked = [s for s in property_tests(file) if selected(s, pattern)]
+    if not chosen and not asked:
         return FileOutcome(file, (), tuple(problems), unread=unread)
     blueprint_path = file.blueprint or ""
     try:
@@ -147,7 +151,46 @@ def run_file(
     ir = result.blueprint
     cap = settings_of(blueprint_path).default_max_iterations
     results = tuple(_timed(ir, scenario, os.path.dirname(path), cap) for scenario in chosen)
+    if asked and file.properties is not None:
+        results += run_properties(ir, file.properties, {s.name for s in asked}, settings_of(blueprint_path))
     return FileOutcome(file, results, tuple(problems), result, unread)
+
+
+def property_tests(file: ScenarioFile) -> list[Scenario]:
+    """The file's `[[property]]` tables as tests (each named as written; unreadable ones too)."""
+    if file.properties is None:
+        return []
+    named = [(p.name, p.path, p.span) for p in file.properties.properties]
+    named += [(p.name or f"property {n + 1}", p.path, p.span) for n, p in file.properties.refused.items()]
+    named.sort(key=lambda item: (item[2].line, item[2].column))
+    return [Scenario(name, Where(path, span), kind="property") for name, path, span in named]
+
+
+def run_properties(
+    ir: "Blueprint", properties: "PropertyFile", names: set[str], settings: "Settings"
+) -> tuple[ScenarioResult, ...]:
+    """The properties named in `names`, each a test: it passes when it holds on every run (a
+    vacuous or unproven property fails, as `blueprint check` reports it). Every property is
+    answered over one exploration of the blueprint's runs."""
+    from ..analysis.core import analyze
+    from ..analysis.property_check import evaluate
+
+    began = time.perf_counter()
+    from ..analysis.tokens import models_from, run_cost
+
+    analysis = analyze(ir, default_max_iterations=settings.default_max_iterations)
+    verdicts = evaluate(analysis, properties, lambda: run_cost(analysis, models_from(settings)))
+    verdicts = [v for v in verdicts if v.name in names]
+    seconds = (time.perf_counter() - began) / max(len(verdicts), 1)
+    out = []
+    for verdict in verdicts:
+        where = Where(verdict.path, verdict.span)
+        failures = () if verdict.passed else (Failure(verdict.code or "property", verdict.message, where),)
+        steps = verdict.trace.steps if verdict.trace is not None else ()
+        shown = tuple(f"{n}. {step.describe()}" for n, step in enumerate(steps, 1))
+        scenario = Scenario(verdict.name, where, kind="property")
+        out.append(ScenarioResult(scenario, failures, None, seconds, shown))
+    return tuple(out)
 
 
 def _problem(file: ScenarioFile, message: str, fix: str) -> Diagnostic:
