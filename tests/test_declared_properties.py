@@ -15,12 +15,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
 from compiler.analysis.property_spec import read_properties
 from compiler.check import check_bytes, check_file
-from compiler.cli.app import cli
 from compiler.config import Settings
+from tests.conftest import invoke_cli
 from tests.helpers import ROOT
 
 CASES = ROOT / "tests" / "check_cases"
@@ -47,7 +46,7 @@ def invoke(*args: str, cwd: Path):
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+        return invoke_cli(*args, catch_exceptions=False)
     finally:
         os.chdir(old)
 
