@@ -135,3 +135,25 @@ LINES = st.lists(
 def test_text_edits_of_files_of_alike_lines(old: list[str], new: list[str]) -> None:
     old_text, new_text = "\n".join(old) + "\n", "\n".join(new) + "\n"
     assert apply_edits(old_text, text_edits(old_text, new_text)) == new_text
+
+
+def test_the_lines_of_a_text_are_counted_once_for_all_its_findings(monkeypatch) -> None:
+    """A file with thousands of misspelt names asks for a token per finding: its line starts are
+    counted once, not once per finding (which made such a file take seconds)."""
+    from compiler.diagnostics import Span
+    from compiler.fix import edits
+
+    text = "a = 1\n" * 1000
+    counted: list[str] = []
+    real = str.find
+
+    class Counting(str):
+        def find(self, *args):  # type: ignore[override]
+            counted.append("find")
+            return real(self, *args)
+
+    tracked = Counting(text)
+    monkeypatch.setattr(edits, "_last_starts", None)
+    for line in range(1, 201):
+        assert edits.span_text(tracked, Span(line, 1, line, 2)) == "a"
+    assert len(counted) == 1001  # one pass over the text: a find per line, and the last

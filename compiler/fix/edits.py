@@ -113,13 +113,24 @@ def span_text(text: str, span: Span) -> str | None:
     return text[start:end] if start <= end else None
 
 
+#: The last text's line starts: the fixes of one file ask for them once per finding, and
+#: counting the lines of a large file again each time made thousands of findings quadratic.
+_last_starts: tuple[str, list[int]] | None = None
+
+
 def _line_starts(text: str) -> list[int]:
-    """The offset at which each line (counted by `\\n`, like every position) starts."""
+    """The offset at which each line (counted by `\\n`, like every position) starts (shared:
+    callers only read it)."""
+    global _last_starts
+    last = _last_starts  # read once: another thread may replace it, never half of it
+    if last is not None and last[0] is text:
+        return last[1]
     starts = [0]
     at = text.find("\n")
     while at >= 0:
         starts.append(at + 1)
         at = text.find("\n", at + 1)
+    _last_starts = (text, starts)
     return starts
 
 
