@@ -44,6 +44,12 @@ def visible_lines(lines: "list[str] | tuple[str, ...]") -> str:
     return "\n".join(map(visible, lines))
 
 
+def plural(count: int, word: str, *, grouped: bool = False) -> str:
+    """`1 finding`, `2 findings` (`12,000 stage visits` with `grouped`)."""
+    shown = f"{count:,}" if grouped else str(count)
+    return f"{shown} {word}{'' if count == 1 else 's'}"
+
+
 def json_visible(text: str) -> str:
     """JSON text written with `ensure_ascii=False`, with DEL, C1, separator and bidi characters
     escaped as `\\uXXXX` too (they occur only inside strings, so the JSON is unchanged)."""
@@ -57,4 +63,4 @@ def xml_visible(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"&#x{ord(m.group()):x};", text) if _JSON_UNSAFE.search(text) else text
 
 
-__all__ = ["UNSAFE", "json_visible", "visible", "visible_lines", "xml_visible"]
+__all__ = ["UNSAFE", "json_visible", "plural", "visible", "visible_lines", "xml_visible"]

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import format_key_path
-from ..display import visible
+from ..display import plural, visible
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -98,10 +98,6 @@ def _token_lines(tokens: "RunCost") -> list[str]:
     return lines
 
 
-def _plural(count: int | None, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:
     first = cells[0].ljust(widths[0])
     rest = "  ".join(cell.rjust(width) for cell, width in zip(cells[1:], widths[1:]))
@@ -112,16 +108,17 @@ def _summary_line(analysis: "Analysis") -> str:
     ceilings = analysis.ceilings
     assert ceilings is not None
     if ceilings.bounded:
+        assert ceilings.visits is not None and ceilings.inferences is not None  # what bounded means
         return (
-            f"ceiling: every run ends within {_plural(ceilings.visits, 'stage visit')} and "
-            f"{_plural(ceilings.inferences, 'inference')} "
+            f"ceiling: every run ends within {plural(ceilings.visits, 'stage visit', grouped=True)} and "
+            f"{plural(ceilings.inferences, 'inference', grouped=True)} "
             "(stage replies plus routing answers)"
         )
     parts = []
     if ceilings.visits is None:
         parts.append("stage visits are unbounded: a run can loop for ever (see run-can-loop-forever)")
     else:
-        parts.append(f"every run ends within {_plural(ceilings.visits, 'stage visit')}")
+        parts.append(f"every run ends within {plural(ceilings.visits, 'stage visit', grouped=True)}")
     if ceilings.endless:
         names = ", ".join(f"'{visible(name)}'" for name in ceilings.endless)
         parts.append(f"inferences are unbounded: a visit of {names} can go on for ever ({_why_endless(analysis)})")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import ConfigFinder, Overrides, Settings
+from ..display import plural
 from ..parse.source import MAX_FILE_BYTES, read_blueprint
 from ..render import REPORTERS, ReportOptions, get_reporter
 from .common import (
@@ -265,11 +266,6 @@ def _fix_stdin(name: str, data: bytes, settings: Settings, diff: bool) -> "FixOu
     if outcome.fixed:
         echo(f"fixed {plural(len(outcome.fixed), 'finding')}{_hidden(outcome.hidden)}", err=True)
     return outcome
-
-
-def plural(count: int, word: str) -> str:
-    """`1 finding`, `2 findings`."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _fix(files: tuple[str, ...], settings: dict[str, Settings], show_fixes: bool = False) -> bool:

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from ..display import visible
+from ..display import plural, visible
 from ..parse.other_files import blocking, refusal
 from .model import CLASSES, Change, Diff, Refused, RunDelta
 from .rules import RULES
@@ -38,10 +38,6 @@ def totals(outcomes: Sequence[Outcome]) -> dict[str, int]:
         for name in CLASSES:
             out[name] += outcome.counts[name]
     return out
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -111,7 +107,7 @@ def render_text(outcomes: Sequence[Outcome], *, color: bool = False) -> str:
 
     blocks = [_text_block(outcome, paint, color) for outcome in _listed(outcomes)]
     total = totals(outcomes)
-    summary = f"Compared {_plural(total['compared'], 'blueprint')}: {total['changed']} changed"
+    summary = f"Compared {plural(total['compared'], 'blueprint')}: {total['changed']} changed"
     summary += f", {_unchanged(total)} unchanged" if _unchanged(total) else ""
     summary += f" ({_counts(total)})"
     if total["refused"]:
@@ -143,12 +139,12 @@ def _text_block(outcome: Outcome, paint, color: bool) -> str:
         from ..render.text import render_diagnostic
 
         errors = blocking(outcome.diagnostics)
-        has = refusal(errors) if refusal(errors) != "has errors" else "has " + _plural(len(errors), "error")
+        has = refusal(errors) if refusal(errors) != "has errors" else "has " + plural(len(errors), "error")
         lines = [f"{paint('bold', title)}: not compared: the {outcome.side} version {has}"]
         return "\n\n".join([*lines, *(render_diagnostic(d, outcome.source, color=color) for d in errors)])
     if outcome.status == "unchanged":
         return f"{paint('bold', title)}: no change (digest {outcome.new.digest[:12] if outcome.new.digest else '?'})"
-    lines = [f"{paint('bold', title)}: {_plural(len(outcome.changes), 'change')} ({_counts(outcome.counts)})"]
+    lines = [f"{paint('bold', title)}: {plural(len(outcome.changes), 'change')} ({_counts(outcome.counts)})"]
     if outcome.status == "changed":
         lines.append(paint("dim", f"  digest {str(outcome.old.digest)[:12]} → {str(outcome.new.digest)[:12]}"))
     width = max(len(name) for name in CLASSES)
@@ -209,7 +205,7 @@ def render_markdown(outcomes: Sequence[Outcome]) -> str:
     """A pull-request comment: a summary, then per blueprint a table of changes and the ceilings."""
     total = totals(outcomes)
     lines = [MARKDOWN_MARKER, "### Blueprint diff", ""]
-    summary = f"{_plural(total['compared'], 'blueprint')} compared, {total['changed']} changed"
+    summary = f"{plural(total['compared'], 'blueprint')} compared, {total['changed']} changed"
     summary += f", {_unchanged(total)} unchanged: " if _unchanged(total) else ": "
     summary += ", ".join(
         f"**{total[name]} {name}**" if name == "breaking" and total[name] else f"{total[name]} {name}"

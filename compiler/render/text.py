@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Counts, Diagnostic
-from ..display import visible
+from ..display import plural, visible
 from ..parse.source import SourceFile
 
 if TYPE_CHECKING:
@@ -138,15 +138,11 @@ def _width(text: str) -> int:
     return width
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def render_summary(counts: Counts, files: int, *, color: bool = False) -> str:
     paint = _Painter(color)
-    body = f"{_plural(counts.errors, 'error')}, {_plural(counts.warnings, 'warning')}, {_plural(counts.notes, 'note')}"
+    body = f"{plural(counts.errors, 'error')}, {plural(counts.warnings, 'warning')}, {plural(counts.notes, 'note')}"
     style = "error" if counts.errors else "warning" if counts.warnings else "bold"
-    return f"{paint(style, 'Checked ' + _plural(files, 'file'))}: {body}"
+    return f"{paint(style, 'Checked ' + plural(files, 'file'))}: {body}"
 
 
 def render_report(
