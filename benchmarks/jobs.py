@@ -53,9 +53,8 @@ def validate_tree_rows(sizes: tuple[int, int]) -> list[Row]:
     and the larger number of seeded realistic blueprints, as text and as JSON: the larger
     tree's peak resident memory over the smaller's. Each file's result is reduced to what the
     report shows as soon as it is checked, so the peak should hardly grow with the files."""
-    from measure import peak_memory
+    from measure import memory_growth_row, peak_memory
 
-    small, large = sizes
     rows = []
     with tempfile.TemporaryDirectory() as work:
         trees = {}
@@ -69,17 +68,5 @@ def validate_tree_rows(sizes: tuple[int, int]) -> list[Row]:
             for count in sizes:
                 line = _blueprint("validate", "--jobs", "1", "--format", output, str(trees[count]))
                 peaks[count], walls[count] = peak_memory(line)
-            ratio = peaks[large] / peaks[small]
-            rows.append(
-                Row(
-                    f"validate memory, {output}: a tree of {large:,} files / of {small:,}",
-                    ratio,
-                    "x",
-                    "≤ 1.5×",
-                    ratio <= 1.5,
-                    f"{ratio:.2f}× ({peaks[small] / 1024:,.0f} MB → {peaks[large] / 1024:,.0f} MB peak; "
-                    f"{walls[large]:.0f} s for {large:,} files)",
-                    {"peak_rss_kb": peaks, "wall_seconds": walls},
-                )
-            )
+            rows.append(memory_growth_row(f"validate memory, {output}", sizes, peaks, walls))
     return rows

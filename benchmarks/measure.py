@@ -356,10 +356,16 @@ def check_tree_row(sizes: tuple[int, int]) -> Row:
                 folder.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(sources[i % 2], folder / f"agent-{i:04d}.leviath")
             peaks[count], walls[count] = peak_memory(_blueprint("check", str(tree)))
+    return memory_growth_row("check memory", sizes, peaks, walls)
+
+
+def memory_growth_row(what: str, sizes: tuple[int, int], peaks: dict, walls: dict) -> Row:
+    """How a command's peak memory grows from the smaller tree to the larger (≤ 1.5×): the
+    peaks in KB and the wall seconds, by number of files."""
     small, large = sizes
     ratio = peaks[large] / peaks[small]
     return Row(
-        f"check memory: a tree of {large:,} files / of {small:,}",
+        f"{what}: a tree of {large:,} files / of {small:,}",
         ratio,
         "x",
         "≤ 1.5×",

@@ -104,3 +104,17 @@ def run_with_stdin_closed(*args: str, descriptor: int = 0) -> "subprocess.Comple
         timeout=60,
         preexec_fn=lambda: os.close(descriptor),
     )
+
+
+def run_pytest(folder: Path, *args: str) -> "subprocess.CompletedProcess[str]":
+    """`python -m pytest ARGS` in `folder`, as a user runs it there: a pytest of its own, with
+    none of this run's `PYTEST*` settings (the scenario plugin tests run through it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )

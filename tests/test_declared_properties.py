@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from compiler.analysis.property_spec import read_properties
 from compiler.check import check_bytes, check_file
 from compiler.config import Settings
 from tests.conftest import invoke_cli
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_pytest
 
 CASES = ROOT / "tests" / "check_cases"
 EARLY = CASES / "property-violated" / "publish-early.leviath"
@@ -266,15 +264,7 @@ def test_the_pytest_plugin_collects_properties(tmp_path: Path) -> None:
     (tmp_path / "agents").mkdir()
     project(tmp_path / "agents", EARLY, EARLY_PROPERTIES.split('[[property]]\nname = "no deploy')[0])
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "agents"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    done = run_pytest(tmp_path, "-rA", "agents")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed" in done.stdout and "agents/agent.scenarios.toml::review before publish" in done.stdout
     assert "error[property-violated]" in done.stdout

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import invoke_cli
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_pytest
 
 REVIEW = (ROOT / "blueprints" / "review-loop.leviath").read_text(encoding="utf-8")
 CHECK_CASES = ROOT / "tests" / "check_cases"
@@ -276,37 +276,15 @@ def test_pytest_collects_scenario_files_in_a_fresh_repository(tmp_path: Path) ->
     (tmp_path / "agents" / "review.leviath").write_text(REVIEW, encoding="utf-8")
     (tmp_path / "agents" / "review.scenarios.toml").write_text(SCENARIOS, encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "agents"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    done = run_pytest(tmp_path, "-rA", "agents")
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "1 failed, 1 passed" in out
     assert "agents/review.scenarios.toml::approved" in out and "agents/review.scenarios.toml::changes asked" in out
     assert "agents/review.scenarios.toml:13:8: error[expectation-failed] scenario 'approved'" in out
-    selected = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "agents", "-k", "changes"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    selected = run_pytest(tmp_path, "-q", "agents", "-k", "changes")
     assert selected.returncode == 0 and "1 passed, 1 deselected" in selected.stdout
-    off = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-p", "no:blueprint_scenarios", "agents"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    off = run_pytest(tmp_path, "-q", "-p", "no:blueprint_scenarios", "agents")
     assert off.returncode == 5  # no tests collected
 
 

@@ -295,16 +295,23 @@ def _fix_title(rule: "Rule | None", finding: "Diagnostic") -> str:
 
 def _safe(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> bool:
     """Whether applying every edit of `fixes` keeps the IR and every other finding."""
-    from ..pipeline import validate_bytes
     from . import fixable_codes, unsafe_reason
+
+    after = revalidated(result, fixes, settings)
+    return after is not None and unsafe_reason(result, after, list(fixes), fixable_codes()) is None
+
+
+def revalidated(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> "FileResult | None":
+    """The file validated again with every edit of `fixes` applied; None when the edits do not
+    apply (they overlap, or lie outside the text)."""
+    from ..pipeline import validate_bytes
 
     assert result.source is not None
     try:
         new_text = apply_edits(result.source.text, (e for fix in fixes.values() for e in fix.edits))
     except ValueError:
-        return False
-    after = validate_bytes(result.path, new_text.encode("utf-8"), settings)
-    return unsafe_reason(result, after, list(fixes), fixable_codes()) is None
+        return None
+    return validate_bytes(result.path, new_text.encode("utf-8"), settings)
 
 
-__all__ = ["Fix", "TextEdit", "apply_edits", "fixes_for", "span_text", "text_edits"]
+__all__ = ["Fix", "TextEdit", "apply_edits", "fixes_for", "revalidated", "span_text", "text_edits"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_SETTINGS, Settings
 from ..diagnostics import format_key
-from .edits import Fix, TextEdit, apply_edits, span_text
+from .edits import Fix, TextEdit, revalidated, span_text
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -93,15 +93,11 @@ def suggestion_fixes_for(
 def _improves(result: "FileResult", fixes: dict["Diagnostic", Fix], settings: Settings) -> bool:
     """Whether writing `fixes` leaves a file that parses, without the findings they fix and
     with no more errors than before."""
-    from ..pipeline import validate_bytes
     from . import has_syntax_errors
 
-    assert result.source is not None
-    try:
-        new_text = apply_edits(result.source.text, (e for fix in fixes.values() for e in fix.edits))
-    except ValueError:
+    after = revalidated(result, fixes, settings)
+    if after is None:
         return False
-    after = validate_bytes(result.path, new_text.encode("utf-8"), settings)
     if has_syntax_errors(after) or (result.blueprint is not None and after.blueprint is None):
         return False
     left = {(d.code, d.path) for d in after.diagnostics}
