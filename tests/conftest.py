@@ -7,6 +7,7 @@ one helper that runs the command line in-process is here: `from tests.conftest i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -30,17 +31,25 @@ def invoke_cli(
     env: Mapping[str, str | None] | None = None,
     catch_exceptions: bool = True,
     color: bool = False,
+    cwd: "str | os.PathLike[str] | None" = None,
 ) -> "Result":
     """`blueprint ARGS…` run in this process by click's test runner: what every test that drives
     the command line calls (`from tests.conftest import invoke_cli`). Paths and numbers may be
-    passed as they are; `input` is standard input."""
+    passed as they are; `input` is standard input; `cwd` is the folder it runs in (the working
+    directory is restored afterwards)."""
     from click.testing import CliRunner
 
     from compiler.cli.app import cli
 
-    return CliRunner().invoke(
-        cli, [str(arg) for arg in args], input=input, env=env, catch_exceptions=catch_exceptions, color=color
-    )
+    before = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return CliRunner().invoke(
+            cli, [str(arg) for arg in args], input=input, env=env, catch_exceptions=catch_exceptions, color=color
+        )
+    finally:
+        os.chdir(before)
 
 
 # A real Temporal server, for the tests of the Temporal host (tests/temporal_server.py).

@@ -6,7 +6,6 @@ tests/check_cases/property-*/."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -41,12 +40,7 @@ def project(tmp_path: Path, blueprint: Path, properties: str) -> Path:
 
 
 def invoke(*args: str, cwd: Path):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return invoke_cli(*args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    return invoke_cli(*args, catch_exceptions=False, cwd=cwd)
 
 
 EARLY_PROPERTIES = (CASES / "property-violated" / "publish-early.scenarios.toml").read_text(encoding="utf-8")

@@ -233,10 +233,5 @@ def test_a_reversed_character_range_is_accepted_as_git_accepts_it_and_matches_no
 def test_a_gitignore_not_applied_is_said_on_stderr(tmp_path: Path) -> None:
     touch(tmp_path, ".git/", "a/agent.leviath")
     (tmp_path / ".gitignore").symlink_to("/dev/zero")
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = invoke_cli("validate", ".")
-    finally:
-        os.chdir(old)
+    result = invoke_cli("validate", ".", cwd=tmp_path)
     assert "warning: .gitignore is not applied: not a regular file" in result.stderr

@@ -53,12 +53,7 @@ expect = { stage = "draft", holds = { nudge = 0 } }
 
 
 def invoke(*args: str, cwd: Path):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return invoke_cli(*args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    return invoke_cli(*args, catch_exceptions=False, cwd=cwd)
 
 
 @pytest.fixture

@@ -43,12 +43,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def blueprint(tree: Path, *args: str) -> tuple[int, str]:
     """`blueprint ARGS` run in `tree`, as a user runs it there: its exit status and stdout."""
-    cwd = os.getcwd()
-    os.chdir(tree)
-    try:
-        result = invoke_cli(*args)
-    finally:
-        os.chdir(cwd)
+    result = invoke_cli(*args, cwd=tree)
     return result.exit_code, result.stdout
 
 
